@@ -1,0 +1,113 @@
+/*
+ * pacoll: fast MPI collectives for multi-core clusters.
+ *
+ * The four collectives take exactly MPI's arguments and return MPI error codes
+ * (through the communicator's error handler, as MPI does).  An application uses
+ * them either unchanged (LD_PRELOAD=libpacoll_preload.so, which routes
+ * MPI_Alltoall, MPI_Alltoallv, MPI_Allgather and MPI_Gather here) or by calling
+ * pacoll_* directly.
+ *
+ * Algorithm choice, per call: the algorithm named in a pacoll_*_alg call (one
+ * call site) > the one set for the communicator (pacoll_comm_set_algorithm) >
+ * the environment (PACOLL_ALLTOALL=name ...) > the selection rules (JSON) >
+ * the cost-model default.  "native" is the MPI library's own collective.
+ */
+#ifndef PACOLL_H
+#define PACOLL_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PACOLL_VERSION_MAJOR 0
+#define PACOLL_VERSION_MINOR 1
+#define PACOLL_VERSION_PATCH 0
+#define PACOLL_VERSION_STRING "0.1.0"
+
+/* The collectives pacoll implements. */
+typedef enum pacoll_coll {
+    PACOLL_ALLTOALL = 0,
+    PACOLL_ALLTOALLV = 1,
+    PACOLL_ALLGATHER = 2,
+    PACOLL_GATHER = 3,
+    PACOLL_NCOLL = 4
+} pacoll_coll_t;
+
+/* What an algorithm needs to run; an algorithm whose needs a communicator
+ * does not meet is not selected automatically, and forcing it is an error. */
+enum pacoll_needs {
+    PACOLL_NEEDS_NOTHING = 0,
+    PACOLL_NEEDS_RMA = 1u << 0,      /* the one-sided channel (windows) */
+    PACOLL_NEEDS_SHM = 1u << 1,      /* a node shared-memory segment */
+    PACOLL_NEEDS_POW2 = 1u << 2,     /* a power-of-two process count */
+    PACOLL_NEEDS_MULTINODE = 1u << 3 /* more than one node to be useful */
+};
+
+typedef struct pacoll_algo_info {
+    const char *name;    /* as used in PACOLL_<COLL>=name and pacoll_*_alg */
+    pacoll_coll_t coll;  /* which collective */
+    unsigned needs;      /* bitwise OR of enum pacoll_needs */
+    const char *source;  /* paper and section it comes from */
+    const char *summary; /* one line: what it does, its cost */
+} pacoll_algo_info_t;
+
+/* ---- the collectives (MPI's signatures) ---- */
+int pacoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int pacoll_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+int pacoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int pacoll_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+
+/* ---- the same, with the algorithm chosen at this call site ----
+ * algo: a registered name for this collective, "native", or NULL/"" for the
+ * usual selection.  An unknown name is MPI_ERR_ARG with a message listing the
+ * valid ones.  A forced algorithm that cannot run this call (a need unmet, a
+ * datatype it cannot pack) is handed to the MPI library and PACOLL_VERBOSE
+ * says so once per reason. */
+int pacoll_alltoall_alg(const char *algo, const void *sendbuf, int sendcount,
+                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm);
+int pacoll_alltoallv_alg(const char *algo, const void *sendbuf, const int sendcounts[],
+                         const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                         MPI_Comm comm);
+int pacoll_allgather_alg(const char *algo, const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, MPI_Comm comm);
+int pacoll_gather_alg(const char *algo, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm);
+
+/* ---- choosing per communicator ----
+ * Sets the algorithm every later call of coll on comm uses (name as above;
+ * NULL or "" returns to automatic selection).  Collective over comm only in
+ * the sense that every rank must set the same name. */
+int pacoll_comm_set_algorithm(MPI_Comm comm, pacoll_coll_t coll, const char *algo);
+
+/* The algorithm the last call of coll on comm actually ran ("native" when it
+ * was handed to the MPI library), or "" before the first call. Copies at most
+ * len bytes including the terminating NUL. */
+int pacoll_comm_last_algorithm(MPI_Comm comm, pacoll_coll_t coll, char *name, int len);
+
+/* ---- the registry ---- */
+int pacoll_algorithm_count(void);
+/* index in [0, pacoll_algorithm_count()); returns MPI_ERR_ARG out of range. */
+int pacoll_algorithm_info(int index, pacoll_algo_info_t *info);
+/* "alltoall", "alltoallv", "allgather", "gather"; NULL for an invalid value. */
+const char *pacoll_coll_name(pacoll_coll_t coll);
+/* Parses a collective's name; returns -1 if unknown. */
+int pacoll_coll_from_name(const char *name);
+
+/* ---- version ---- */
+const char *pacoll_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PACOLL_H */

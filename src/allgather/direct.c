@@ -1,0 +1,27 @@
+/*
+ * allgather "direct": the k-port Direct algorithm.
+ *
+ * Source: multirail-smp-collectives-qsnet §4.2 (Direct allgather, k ports)
+ * and pap-aware §4.3 (its base algorithm).  At step i, rank p writes its
+ * one block into slot p of rank (p + i) mod N.
+ *
+ * Cost (Hockney, k ports, m bytes per block):
+ *     T = ceil((N-1)/k) * (alpha + m beta)
+ */
+#include "core/exchange.h"
+
+static size_t block(const pc_layout_t *x, int peer) { return PC_UNUSED(peer), x->a->m; }
+static size_t same(const pc_layout_t *x, int peer) { return PC_UNUSED(x), PC_UNUSED(peer), 0; }
+static size_t at_peer(const pc_layout_t *x, int peer) { return (size_t)peer * x->a->m; }
+
+static int run(pacoll_team_t *t, const pc_args_t *a)
+{
+    pc_layout_t x = {a, block, same, block, at_peer, (size_t)t->size * a->m};
+    return pc_direct_exchange(t, "allgather direct", &x);
+}
+
+const pacoll_algo_t pc_allgather_direct = {
+    "direct", PACOLL_ALLGATHER, PACOLL_NEEDS_RMA,
+    "multirail-smp-collectives-qsnet §4.2; pap-aware §4.3 (base)",
+    "k-port Direct: N-1 one-sided writes of the same block; ceil((N-1)/k)(a+mb)",
+    run, pc_direct_cost};

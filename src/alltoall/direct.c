@@ -1,0 +1,27 @@
+/*
+ * alltoall "direct": the k-port Direct algorithm.
+ *
+ * Source: multirail-smp-collectives-qsnet §4.2 (Direct alltoall over RDMA
+ * writes, k ports) and pap-aware §4.2 (its base algorithm).  At step i,
+ * rank p writes its block for (p + i) mod N into that rank's receive
+ * buffer (zero-copy) or its eager slot (copy-based, small blocks).
+ *
+ * Cost (Hockney, k ports, m bytes per block):
+ *     T = ceil((N-1)/k) * (alpha + m beta)
+ */
+#include "core/exchange.h"
+
+static size_t block(const pc_layout_t *x, int peer) { return PC_UNUSED(peer), x->a->m; }
+static size_t at_peer(const pc_layout_t *x, int peer) { return (size_t)peer * x->a->m; }
+
+static int run(pacoll_team_t *t, const pc_args_t *a)
+{
+    pc_layout_t x = {a, block, at_peer, block, at_peer, (size_t)t->size * a->m};
+    return pc_direct_exchange(t, "alltoall direct", &x);
+}
+
+const pacoll_algo_t pc_alltoall_direct = {
+    "direct", PACOLL_ALLTOALL, PACOLL_NEEDS_RMA,
+    "multirail-smp-collectives-qsnet §4.2; pap-aware §4.2 (base)",
+    "k-port Direct: N-1 one-sided writes, PACOLL_PORTS in flight; ceil((N-1)/k)(a+mb)",
+    run, pc_direct_cost};

@@ -1,0 +1,247 @@
+/*
+ * The pacoll_* entry points: check, choose, normalise, run, count.
+ * Everything pacoll does not handle goes to the MPI library (PMPI_*), and
+ * PACOLL_VERBOSE says why, once per reason.
+ */
+#include "api/api.h"
+#include "core/context.h"
+#include "core/select.h"
+
+static int run_native(const pc_mpi_call_t *c)
+{
+    switch (c->coll) {
+    case PACOLL_ALLTOALL:
+        return PMPI_Alltoall(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount,
+                             c->recvtype, c->comm);
+    case PACOLL_ALLTOALLV:
+        return PMPI_Alltoallv(c->sendbuf, c->sendcounts, c->sdispls, c->sendtype, c->recvbuf,
+                              c->recvcounts, c->rdispls, c->recvtype, c->comm);
+    case PACOLL_ALLGATHER:
+        return PMPI_Allgather(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount,
+                              c->recvtype, c->comm);
+    case PACOLL_GATHER:
+        return PMPI_Gather(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount,
+                           c->recvtype, c->root, c->comm);
+    default:
+        return MPI_ERR_ARG;
+    }
+}
+
+static void say_once(pacoll_team_t *t, const char *fmt, const char *coll, const char *what)
+{
+    char msg[PC_MSG_LEN];
+    pc_context_t *ctx = pc_context_get(0);
+    if (!(t ? t->cfg.verbose : getenv("PACOLL_VERBOSE") && strcmp(getenv("PACOLL_VERBOSE"), "0")))
+        return;
+    snprintf(msg, sizeof msg, fmt, coll, what);
+    if (!ctx || pc_context_first_reason(ctx, msg))
+        pc_log("%s", msg);
+}
+
+static int unknown_algo(const pc_mpi_call_t *c, const char *name)
+{
+    char names[PC_MSG_LEN / 2];
+    pc_registry_names(c->coll, names, sizeof names);
+    return pc_raise(c->comm, MPI_ERR_ARG, 1, "'%s' is not an algorithm for %s; valid: %s", name,
+                    pacoll_coll_name(c->coll), names);
+}
+
+/* The registry index to run, by precedence: call site, communicator,
+ * environment, rules, cost model (see select.h). */
+static int choose(const pc_mpi_call_t *c, pacoll_team_t *t, const char *site, int *idx)
+{
+    if (site && *site && strcmp(site, "auto") != 0) {
+        *idx = pc_registry_find(c->coll, site);
+        return *idx < 0 ? unknown_algo(c, site) : MPI_SUCCESS;
+    }
+    if (t->comm_choice[c->coll] >= 0)
+        *idx = t->comm_choice[c->coll];
+    else if (t->cfg.forced[c->coll] >= 0)
+        *idx = t->cfg.forced[c->coll];
+    else
+        *idx = pc_select(t, c->coll, c->coll == PACOLL_ALLTOALLV ? 0 : pc_block_bytes(c, t->rank));
+    const pacoll_algo_t *a = pc_registry_get(*idx);
+    const char *why;
+    if (a->run && !pc_algo_can_run(t, a, &why)) {
+        say_once(t, "%s: handed to the MPI library: %s", pacoll_coll_name(c->coll), why);
+        *idx = pc_registry_native(c->coll);
+    }
+    return MPI_SUCCESS;
+}
+
+static void count(pacoll_team_t *t, const pc_mpi_call_t *c, int idx, size_t bytes)
+{
+    t->stats[idx].calls++;
+    t->stats[idx].bytes += bytes;
+    t->last_algo[c->coll] = idx;
+}
+
+static size_t native_bytes(const pc_mpi_call_t *c, int size)
+{
+    if (c->coll != PACOLL_ALLTOALLV) {
+        size_t m = pc_block_bytes(c, c->coll == PACOLL_GATHER ? c->root : 0);
+        return c->coll == PACOLL_GATHER ? m : m * (size_t)size;
+    }
+    size_t total = 0;
+    const int *counts = c->sendbuf == MPI_IN_PLACE ? c->recvcounts : c->sendcounts;
+    MPI_Datatype dt = c->sendbuf == MPI_IN_PLACE ? c->recvtype : c->sendtype;
+    int s = 0;
+    PMPI_Type_size(dt, &s);
+    for (int p = 0; p < size; p++)
+        total += (size_t)counts[p] * (size_t)s;
+    return total;
+}
+
+static int run_algo(const pc_mpi_call_t *c, pacoll_team_t *t, int idx)
+{
+    const pacoll_algo_t *a = pc_registry_get(idx);
+    pc_norm_t n;
+    int rc = pc_normalize(c, t, &n);
+    int skip = c->coll != PACOLL_ALLTOALLV && n.args.m == 0; /* nothing moves, on every rank */
+    if (rc == MPI_SUCCESS && !skip)
+        rc = a->run(t, &n.args);
+    int rc2 = pc_norm_finish(c, t, &n, rc == MPI_SUCCESS);
+    if (rc == MPI_SUCCESS)
+        rc = rc2;
+    count(t, c, idx, n.sent);
+    if (rc != MPI_SUCCESS)
+        return pc_raise(c->comm, rc, 0, "%s %s failed (MPI error %d)", pacoll_coll_name(c->coll),
+                        a->name, rc);
+    return MPI_SUCCESS;
+}
+
+static int dispatch(const pc_mpi_call_t *c, const char *site)
+{
+    int rc = pc_check_call(c), inter = 0;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    PMPI_Comm_test_inter(c->comm, &inter);
+    if (inter) {
+        say_once(NULL, "%s: handed to the MPI library: %s", pacoll_coll_name(c->coll),
+                 "intercommunicators are not handled by pacoll");
+        return run_native(c);
+    }
+    pacoll_team_t *t = pc_team_get(c->comm, &rc);
+    if (!t)
+        return pc_raise(c->comm, rc, 1, "%s: pacoll could not set up the communicator",
+                        pacoll_coll_name(c->coll));
+    if (t->cfg.error)
+        return pc_raise(c->comm, t->cfg.error, 1, "%s", t->cfg.error_msg);
+    int idx;
+    if ((rc = choose(c, t, site, &idx)) != MPI_SUCCESS)
+        return rc;
+    if (pc_registry_get(idx)->run)
+        return run_algo(c, t, idx);
+    count(t, c, idx, native_bytes(c, t->size));
+    return run_native(c);
+}
+
+/* ------------------------------------------------------ entry points */
+
+PC_EXPORT int pacoll_alltoall_alg(const char *algo, const void *sendbuf, int sendcount,
+                                  MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                  MPI_Datatype recvtype, MPI_Comm comm)
+{
+    pc_mpi_call_t c = {PACOLL_ALLTOALL, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
+                       recvcount, NULL, NULL, recvtype, 0, comm};
+    return dispatch(&c, algo);
+}
+
+PC_EXPORT int pacoll_alltoallv_alg(const char *algo, const void *sendbuf, const int sendcounts[],
+                                   const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                   const int recvcounts[], const int rdispls[],
+                                   MPI_Datatype recvtype, MPI_Comm comm)
+{
+    pc_mpi_call_t c = {PACOLL_ALLTOALLV, sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0,
+                       recvcounts, rdispls, recvtype, 0, comm};
+    return dispatch(&c, algo);
+}
+
+PC_EXPORT int pacoll_allgather_alg(const char *algo, const void *sendbuf, int sendcount,
+                                   MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                   MPI_Datatype recvtype, MPI_Comm comm)
+{
+    pc_mpi_call_t c = {PACOLL_ALLGATHER, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
+                       recvcount, NULL, NULL, recvtype, 0, comm};
+    return dispatch(&c, algo);
+}
+
+PC_EXPORT int pacoll_gather_alg(const char *algo, const void *sendbuf, int sendcount,
+                                MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    pc_mpi_call_t c = {PACOLL_GATHER, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
+                       recvcount, NULL, NULL, recvtype, root, comm};
+    return dispatch(&c, algo);
+}
+
+PC_EXPORT int pacoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return pacoll_alltoall_alg(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                               comm);
+}
+
+PC_EXPORT int pacoll_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                               const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return pacoll_alltoallv_alg(NULL, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                rdispls, recvtype, comm);
+}
+
+PC_EXPORT int pacoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return pacoll_allgather_alg(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                comm);
+}
+
+PC_EXPORT int pacoll_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                            MPI_Comm comm)
+{
+    return pacoll_gather_alg(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                             root, comm);
+}
+
+/* ------------------------------------------------ per-communicator choice */
+
+PC_EXPORT int pacoll_comm_set_algorithm(MPI_Comm comm, pacoll_coll_t coll, const char *algo)
+{
+    if (comm == MPI_COMM_NULL)
+        return pc_raise(MPI_COMM_NULL, MPI_ERR_COMM, 0, "pacoll_comm_set_algorithm: MPI_COMM_NULL");
+    if ((int)coll < 0 || coll >= PACOLL_NCOLL)
+        return pc_raise(comm, MPI_ERR_ARG, 0, "pacoll_comm_set_algorithm: no collective %d",
+                        (int)coll);
+    int idx = -1;
+    if (algo && *algo && strcmp(algo, "auto") != 0) {
+        idx = pc_registry_find(coll, algo);
+        if (idx < 0) {
+            pc_mpi_call_t c = {coll, NULL, 0, NULL, NULL, MPI_DATATYPE_NULL, NULL, 0, NULL, NULL,
+                               MPI_DATATYPE_NULL, 0, comm};
+            return unknown_algo(&c, algo);
+        }
+    }
+    int rc, inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter)
+        return pc_raise(comm, MPI_ERR_COMM, 0, "pacoll_comm_set_algorithm: intercommunicator");
+    pacoll_team_t *t = pc_team_get(comm, &rc);
+    if (!t)
+        return pc_raise(comm, rc, 1, "pacoll_comm_set_algorithm: could not set up the communicator");
+    t->comm_choice[coll] = idx;
+    return MPI_SUCCESS;
+}
+
+PC_EXPORT int pacoll_comm_last_algorithm(MPI_Comm comm, pacoll_coll_t coll, char *name, int len)
+{
+    if (!name || len <= 0 || (int)coll < 0 || coll >= PACOLL_NCOLL || comm == MPI_COMM_NULL)
+        return MPI_ERR_ARG;
+    pacoll_team_t *t = NULL;
+    int flag = 0;
+    PMPI_Comm_get_attr(comm, pc_team_keyval(), &t, &flag);
+    const char *s = flag && t->last_algo[coll] >= 0 ? pc_registry_get(t->last_algo[coll])->name : "";
+    snprintf(name, (size_t)len, "%s", s);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,49 @@
+/*
+ * The api layer: argument checks with MPI's error classes, datatype and
+ * MPI_IN_PLACE handling (turning an MPI call into byte-level pc_args_t),
+ * algorithm choice, counters, and the hand-off to the MPI library.
+ */
+#ifndef PACOLL_API_H
+#define PACOLL_API_H
+
+#include "core/team.h"
+
+/* The user's call, as MPI describes it (any collective). */
+typedef struct pc_mpi_call {
+    pacoll_coll_t coll;
+    const void *sendbuf;
+    int sendcount;
+    const int *sendcounts, *sdispls;
+    MPI_Datatype sendtype;
+    void *recvbuf;
+    int recvcount;
+    const int *recvcounts, *rdispls;
+    MPI_Datatype recvtype;
+    int root;
+    MPI_Comm comm;
+} pc_mpi_call_t;
+
+/* Byte-level arguments plus the temporaries that hold them. */
+typedef struct pc_norm {
+    pc_args_t args;
+    void *stmp, *rtmp;   /* packed send data, packed receive area (or NULL) */
+    size_t *vec;         /* alltoallv: counts and displacements in bytes */
+    size_t sent;         /* bytes this rank sends, for PACOLL_STATS */
+} pc_norm_t;
+
+/* Reports an error through comm's error handler and returns it; the
+ * message goes to stderr unless the handler is MPI_ERRORS_RETURN (then
+ * only with PACOLL_VERBOSE), or when always is set. */
+int pc_raise(MPI_Comm comm, int code, int always, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Checks the call; MPI_SUCCESS or the raised error. */
+int pc_check_call(const pc_mpi_call_t *call);
+
+/* Bytes per block (alltoall, allgather, gather) as every rank sees it. */
+size_t pc_block_bytes(const pc_mpi_call_t *call, int rank);
+/* Builds byte-level arguments; pc_norm_finish unpacks and frees. */
+int pc_normalize(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n);
+int pc_norm_finish(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n, int ok);
+
+#endif

@@ -1,0 +1,264 @@
+/*
+ * From an MPI call to byte-level arguments.
+ *
+ * Contiguous datatypes (the fast path) are used in place: the algorithm
+ * reads and writes the user's memory.  Any other datatype is packed into a
+ * temporary with PMPI_Pack and unpacked after, so every datatype MPI can
+ * describe runs through pacoll and every rank takes the same algorithm
+ * (a fallback decided by one rank's datatype alone would deadlock, since
+ * another rank may describe the same bytes with a contiguous type).
+ * MPI_IN_PLACE becomes a separate send buffer where the algorithm needs one.
+ */
+#include <limits.h>
+
+#include "api/api.h"
+
+typedef struct dtinfo {
+    MPI_Aint lb, ext, tlb, text;
+    size_t size;
+    int contig;
+} dtinfo_t;
+
+static void dt_info(MPI_Datatype dt, dtinfo_t *d)
+{
+    int s = 0;
+    PMPI_Type_size(dt, &s);
+    PMPI_Type_get_extent(dt, &d->lb, &d->ext);
+    PMPI_Type_get_true_extent(dt, &d->tlb, &d->text);
+    d->size = (size_t)s;
+    d->contig = (size_t)d->text == d->size && (size_t)d->ext == d->size;
+}
+
+/* Elements per PMPI_Pack call, so its int byte counts never overflow. */
+static size_t chunk_elems(const dtinfo_t *d)
+{
+    size_t k = d->size ? (size_t)INT_MAX / d->size : (size_t)INT_MAX;
+    return k > (size_t)INT_MAX ? (size_t)INT_MAX : (k ? k : 1);
+}
+
+/* Packs count elements of dt starting at element `first` of ubuf into out. */
+static int copy_in(const void *ubuf, MPI_Datatype dt, const dtinfo_t *d, MPI_Aint first,
+                   size_t count, char *out, MPI_Comm comm)
+{
+    const char *at = (const char *)ubuf + first * d->ext;
+    if (count == 0 || d->size == 0)
+        return MPI_SUCCESS;
+    if (d->contig) {
+        memcpy(out, at + d->tlb, count * d->size);
+        return MPI_SUCCESS;
+    }
+    for (size_t done = 0, k = chunk_elems(d); done < count; done += k) {
+        size_t n = count - done < k ? count - done : k;
+        int pos = 0;
+        int rc = PMPI_Pack(at + (MPI_Aint)done * d->ext, (int)n, dt, out + done * d->size,
+                           (int)(n * d->size), &pos, comm);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Unpacks count elements from in into ubuf starting at element `first`. */
+static int copy_out(const char *in, void *ubuf, MPI_Datatype dt, const dtinfo_t *d, MPI_Aint first,
+                    size_t count, MPI_Comm comm)
+{
+    char *at = (char *)ubuf + first * d->ext;
+    if (count == 0 || d->size == 0)
+        return MPI_SUCCESS;
+    if (d->contig) {
+        memcpy(at + d->tlb, in, count * d->size);
+        return MPI_SUCCESS;
+    }
+    for (size_t done = 0, k = chunk_elems(d); done < count; done += k) {
+        size_t n = count - done < k ? count - done : k;
+        int pos = 0;
+        int rc = PMPI_Unpack(in + done * d->size, (int)(n * d->size), &pos,
+                             at + (MPI_Aint)done * d->ext, (int)n, dt, comm);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+size_t pc_block_bytes(const pc_mpi_call_t *c, int rank)
+{
+    int use_recv = c->sendbuf == MPI_IN_PLACE;
+    if (c->coll == PACOLL_GATHER && rank != c->root)
+        use_recv = 0;
+    int count;
+    MPI_Datatype dt;
+    if (use_recv)
+        count = c->recvcount, dt = c->recvtype;
+    else
+        count = c->sendcount, dt = c->sendtype;
+    int s = 0;
+    PMPI_Type_size(dt, &s);
+    return (size_t)count * (size_t)s;
+}
+
+/* ------------------------------------------- alltoall, allgather, gather */
+
+static int norm_uniform(const pc_mpi_call_t *c, pacoll_team_t *t, pc_norm_t *n)
+{
+    int P = t->size, me = t->rank;
+    int is_root = c->coll != PACOLL_GATHER || me == c->root;
+    size_t m = pc_block_bytes(c, me);
+    dtinfo_t s = {0}, r = {0};
+    if (c->sendbuf != MPI_IN_PLACE)
+        dt_info(c->sendtype, &s);
+    if (is_root)
+        dt_info(c->recvtype, &r);
+    pc_args_t *a = &n->args;
+    a->m = m;
+    a->root = c->root;
+    size_t sblocks = c->coll == PACOLL_ALLTOALL ? (size_t)P : 1;
+    n->sent = m * (c->coll == PACOLL_GATHER ? 1 : (size_t)P);
+    /* receive area */
+    if (is_root && (r.contig || m == 0)) {
+        a->rbuf = (char *)c->recvbuf + r.tlb;
+    } else if (is_root) {
+        if (!(n->rtmp = malloc((size_t)P * m)))
+            return MPI_ERR_NO_MEM;
+        a->rbuf = n->rtmp;
+    }
+    /* send data */
+    if (c->sendbuf == MPI_IN_PLACE && c->coll == PACOLL_ALLTOALL) {
+        if (!(n->stmp = malloc((size_t)P * m)))
+            return MPI_ERR_NO_MEM;
+        for (int p = 0; p < P; p++) {
+            int rc = copy_in(c->recvbuf, c->recvtype, &r, (MPI_Aint)p * c->recvcount,
+                             (size_t)c->recvcount, (char *)n->stmp + (size_t)p * m, c->comm);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+        a->sbuf = n->stmp;
+    } else if (c->sendbuf == MPI_IN_PLACE) { /* allgather, gather root: my block is in rbuf */
+        char *mine = a->rbuf + (size_t)me * m;
+        if (n->rtmp) {
+            int rc = copy_in(c->recvbuf, c->recvtype, &r, (MPI_Aint)me * c->recvcount,
+                             (size_t)c->recvcount, mine, c->comm);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+        a->sbuf = mine;
+    } else if (s.contig || m == 0) {
+        a->sbuf = (const char *)c->sendbuf + s.tlb;
+    } else {
+        if (!(n->stmp = malloc(sblocks * m)))
+            return MPI_ERR_NO_MEM;
+        size_t per = (size_t)c->sendcount;
+        for (size_t p = 0; p < sblocks; p++) {
+            int rc = copy_in(c->sendbuf, c->sendtype, &s, (MPI_Aint)(p * per), per,
+                             (char *)n->stmp + p * m, c->comm);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+        a->sbuf = n->stmp;
+    }
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ alltoallv */
+
+/* Byte counts and displacements of one side.  A contiguous type keeps the
+ * user's layout (displacements rebased to the lowest, which may be
+ * negative); any other type, or force_tmp, lays blocks back to back in a
+ * temporary, filled from the user's buffer when fill is set (send side). */
+static int norm_side(const void *ubuf, const int *counts, const int *displs, MPI_Datatype dt, int P,
+                     size_t *bcounts, size_t *bdispls, const char **base, void **tmp,
+                     int force_tmp, int fill, MPI_Comm comm)
+{
+    dtinfo_t d;
+    dt_info(dt, &d);
+    size_t total = 0;
+    for (int p = 0; p < P; p++)
+        bcounts[p] = (size_t)counts[p] * d.size, total += bcounts[p];
+    if (d.contig && !force_tmp) {
+        MPI_Aint lo = 0;
+        int first = 1;
+        for (int p = 0; p < P; p++)
+            if (bcounts[p] && (first || (MPI_Aint)displs[p] * d.ext < lo))
+                lo = (MPI_Aint)displs[p] * d.ext, first = 0;
+        for (int p = 0; p < P; p++)
+            bdispls[p] = bcounts[p] ? (size_t)((MPI_Aint)displs[p] * d.ext - lo) : 0;
+        *base = (const char *)ubuf + d.tlb + lo;
+        return MPI_SUCCESS;
+    }
+    if (!(*tmp = malloc(total ? total : 1)))
+        return MPI_ERR_NO_MEM;
+    size_t off = 0;
+    for (int p = 0; p < P; p++) {
+        bdispls[p] = off;
+        if (fill) {
+            int rc = copy_in(ubuf, dt, &d, displs[p], (size_t)counts[p], (char *)*tmp + off, comm);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+        off += bcounts[p];
+    }
+    *base = *tmp;
+    return MPI_SUCCESS;
+}
+
+static int norm_v(const pc_mpi_call_t *c, pacoll_team_t *t, pc_norm_t *n)
+{
+    int P = t->size;
+    if (!(n->vec = malloc(4 * (size_t)P * sizeof(size_t))))
+        return MPI_ERR_NO_MEM;
+    size_t *sc = n->vec, *sd = sc + P, *rc_ = sd + P, *rd = rc_ + P;
+    const char *rbase;
+    int rc = norm_side(c->recvbuf, c->recvcounts, c->rdispls, c->recvtype, P, rc_, rd, &rbase,
+                       &n->rtmp, 0, 0, c->comm);
+    n->args.rbuf = (char *)rbase;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (c->sendbuf == MPI_IN_PLACE) /* send what the receive buffer holds */
+        rc = norm_side(c->recvbuf, c->recvcounts, c->rdispls, c->recvtype, P, sc, sd,
+                       &n->args.sbuf, &n->stmp, 1, 1, c->comm);
+    else
+        rc = norm_side(c->sendbuf, c->sendcounts, c->sdispls, c->sendtype, P, sc, sd,
+                       &n->args.sbuf, &n->stmp, 0, 1, c->comm);
+    n->args.scounts = sc, n->args.sdispls = sd, n->args.rcounts = rc_, n->args.rdispls = rd;
+    n->sent = 0;
+    for (int p = 0; p < P; p++)
+        n->sent += sc[p];
+    return rc;
+}
+
+int pc_normalize(const pc_mpi_call_t *c, pacoll_team_t *t, pc_norm_t *n)
+{
+    memset(n, 0, sizeof *n);
+    n->args.coll = c->coll;
+    return c->coll == PACOLL_ALLTOALLV ? norm_v(c, t, n) : norm_uniform(c, t, n);
+}
+
+static int unpack_all(const pc_mpi_call_t *c, pacoll_team_t *t, pc_norm_t *n)
+{
+    int P = t->size;
+    dtinfo_t r;
+    dt_info(c->recvtype, &r);
+    for (int p = 0; p < P; p++) {
+        int rc;
+        if (c->coll == PACOLL_ALLTOALLV)
+            rc = copy_out(n->args.rbuf + n->args.rdispls[p], c->recvbuf, c->recvtype, &r,
+                          c->rdispls[p], (size_t)c->recvcounts[p], c->comm);
+        else
+            rc = copy_out(n->args.rbuf + (size_t)p * n->args.m, c->recvbuf, c->recvtype, &r,
+                          (MPI_Aint)p * c->recvcount, (size_t)c->recvcount, c->comm);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+int pc_norm_finish(const pc_mpi_call_t *c, pacoll_team_t *t, pc_norm_t *n, int ok)
+{
+    int rc = MPI_SUCCESS;
+    if (ok && n->rtmp)
+        rc = unpack_all(c, t, n);
+    free(n->stmp);
+    free(n->rtmp);
+    free(n->vec);
+    n->stmp = n->rtmp = NULL, n->vec = NULL;
+    return rc;
+}

@@ -1,0 +1,187 @@
+/*
+ * Environment parsing.  Every variable is validated; a bad value records an
+ * error (the first one wins) instead of being silently replaced by a default,
+ * because a user who typed PACOLL_ALLTOALL=drect must learn it did nothing.
+ */
+#include "core/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+
+#include "core/algo.h"
+
+static void set_error(pc_config_t *cfg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void set_error(pc_config_t *cfg, const char *fmt, ...)
+{
+    if (cfg->error)
+        return;
+    cfg->error = MPI_ERR_ARG;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cfg->error_msg, sizeof cfg->error_msg, fmt, ap);
+    va_end(ap);
+}
+
+int pc_parse_long(const char *s, long lo, long hi, long *out)
+{
+    if (!s || !isdigit((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (errno || *end != '\0' || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int pc_parse_size(const char *s, size_t *out)
+{
+    if (!s || !isdigit((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = 0;
+    if (*end == 'k' || *end == 'K')
+        shift = 10, end++;
+    else if (*end == 'm' || *end == 'M')
+        shift = 20, end++;
+    else if (*end == 'g' || *end == 'G')
+        shift = 30, end++;
+    if (errno || *end != '\0' || v > (~0ULL >> (shift + 1)))
+        return -1;
+    *out = (size_t)(v << shift);
+    return 0;
+}
+
+static void read_long(pc_config_t *cfg, const char *var, long lo, long hi, int *dst)
+{
+    const char *s = getenv(var);
+    long v;
+    if (!s)
+        return;
+    if (pc_parse_long(s, lo, hi, &v) != 0) {
+        set_error(cfg, "%s='%s' is not valid: expected an integer from %ld to %ld", var, s, lo, hi);
+        return;
+    }
+    *dst = (int)v;
+}
+
+static void read_bool(pc_config_t *cfg, const char *var, int *dst)
+{
+    const char *s = getenv(var);
+    if (!s)
+        return;
+    if (!strcmp(s, "1") || !strcmp(s, "yes") || !strcmp(s, "true") || !strcmp(s, "on"))
+        *dst = 1;
+    else if (!strcmp(s, "0") || !strcmp(s, "no") || !strcmp(s, "false") || !strcmp(s, "off") ||
+             !strcmp(s, ""))
+        *dst = 0;
+    else
+        set_error(cfg, "%s='%s' is not valid: expected 1/yes/true/on or 0/no/false/off", var, s);
+}
+
+static void read_size(pc_config_t *cfg, const char *var, size_t lo, size_t *dst)
+{
+    const char *s = getenv(var);
+    size_t v;
+    if (!s)
+        return;
+    if (pc_parse_size(s, &v) != 0 || v < lo) {
+        set_error(cfg, "%s='%s' is not valid: expected a byte count >= %zu (suffix k, m or g allowed)",
+                  var, s, lo);
+        return;
+    }
+    *dst = v;
+}
+
+static void read_node_pattern(pc_config_t *cfg)
+{
+    const char *s = getenv("PACOLL_NODE_SIZE");
+    if (!s)
+        return;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", s);
+    int n = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        long v;
+        if (n == PC_MAX_NODE_PATTERN || pc_parse_long(tok, 1, 1L << 24, &v) != 0) {
+            set_error(cfg,
+                      "PACOLL_NODE_SIZE='%s' is not valid: expected k (ranks per virtual node, k >= 1) "
+                      "or a list of at most %d sizes such as 3,1,2",
+                      s, PC_MAX_NODE_PATTERN);
+            return;
+        }
+        cfg->node_pattern[n++] = (int)v;
+    }
+    if (n == 0)
+        set_error(cfg, "PACOLL_NODE_SIZE is empty: expected k or a list such as 3,1,2");
+    cfg->node_pattern_len = n;
+}
+
+static void read_forced(pc_config_t *cfg)
+{
+    static const char *const vars[PACOLL_NCOLL] = {"PACOLL_ALLTOALL", "PACOLL_ALLTOALLV",
+                                                   "PACOLL_ALLGATHER", "PACOLL_GATHER"};
+    for (int c = 0; c < PACOLL_NCOLL; c++) {
+        cfg->forced[c] = -1;
+        const char *s = getenv(vars[c]);
+        if (!s || !*s || !strcmp(s, "auto"))
+            continue;
+        int idx = pc_registry_find((pacoll_coll_t)c, s);
+        if (idx < 0) {
+            char names[PC_MSG_LEN / 2];
+            pc_registry_names((pacoll_coll_t)c, names, sizeof names);
+            set_error(cfg, "%s='%s' is not an algorithm for %s; valid: auto, %s", vars[c], s,
+                      pacoll_coll_name((pacoll_coll_t)c), names);
+            continue;
+        }
+        cfg->forced[c] = idx;
+    }
+}
+
+static void read_transport(pc_config_t *cfg)
+{
+    const char *s = getenv("PACOLL_TRANSPORT");
+    if (!s || !strcmp(s, "auto"))
+        cfg->transport = PC_TRANSPORT_AUTO;
+    else if (!strcmp(s, "rma"))
+        cfg->transport = PC_TRANSPORT_RMA;
+    else
+        set_error(cfg, "PACOLL_TRANSPORT='%s' is not valid: expected auto or rma", s);
+}
+
+void pc_config_read(pc_config_t *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->ports = 4;
+    cfg->stripe = 1;
+    cfg->timeout = 600.0;
+    cfg->regcache = 1;
+    cfg->eager_bytes = 8192;
+    /* SMPI keeps every simulated rank in one process: a smaller default
+     * keeps a 1024-rank simulation within this machine's memory. */
+    cfg->slot_budget = PACOLL_UNDER_SMPI ? (size_t)1 << 20 : (size_t)4 << 20;
+    cfg->shm_max = (size_t)1 << 30;
+
+    read_forced(cfg);
+    read_node_pattern(cfg);
+    read_long(cfg, "PACOLL_PORTS", 1, 1024, &cfg->ports);
+    read_long(cfg, "PACOLL_STRIPE", 1, 64, &cfg->stripe);
+    int timeout = (int)cfg->timeout;
+    read_long(cfg, "PACOLL_TIMEOUT", 0, 1L << 30, &timeout);
+    cfg->timeout = timeout;
+    read_bool(cfg, "PACOLL_STATS", &cfg->stats);
+    read_bool(cfg, "PACOLL_VERBOSE", &cfg->verbose);
+    read_bool(cfg, "PACOLL_REGCACHE", &cfg->regcache);
+    read_transport(cfg);
+    read_size(cfg, "PACOLL_EAGER", 0, &cfg->eager_bytes);
+    read_size(cfg, "PACOLL_SLOT_BUDGET", 4096, &cfg->slot_budget);
+    read_size(cfg, "PACOLL_SHM_MAX", 4096, &cfg->shm_max);
+    const char *rules = getenv("PACOLL_RULES");
+    if (rules)
+        snprintf(cfg->rules_path, sizeof cfg->rules_path, "%s", rules);
+}

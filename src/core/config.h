@@ -1,0 +1,44 @@
+/*
+ * Run-time configuration, read from the environment when a team is made.
+ *
+ * It is parsed per team, not once per process, so that the library keeps no
+ * global mutable state; the environment does not change during a run, so
+ * every team sees the same values.  A malformed value is not fatal at parse
+ * time: it is remembered and reported as MPI_ERR_ARG, with a message naming
+ * the variable and the valid values, at the first collective on the team.
+ */
+#ifndef PACOLL_CONFIG_H
+#define PACOLL_CONFIG_H
+
+#include "core/internal.h"
+
+enum pc_transport { PC_TRANSPORT_AUTO = 0, PC_TRANSPORT_RMA = 1 };
+
+#define PC_MAX_NODE_PATTERN 64
+
+typedef struct pc_config {
+    int forced[PACOLL_NCOLL];   /* registry index, or -1 for automatic */
+    int node_pattern[PC_MAX_NODE_PATTERN]; /* PACOLL_NODE_SIZE, cycled */
+    int node_pattern_len;       /* 0: physical nodes only */
+    int ports;                  /* PACOLL_PORTS: puts in flight, >= 1 */
+    int stripe;                 /* PACOLL_STRIPE: pieces per large put, >= 1 */
+    double timeout;             /* PACOLL_TIMEOUT seconds, 0 = never */
+    int stats, verbose;         /* PACOLL_STATS, PACOLL_VERBOSE */
+    int transport;              /* PACOLL_TRANSPORT */
+    int regcache;               /* PACOLL_REGCACHE: 0 disables the cache */
+    size_t eager_bytes;         /* PACOLL_EAGER: largest copy-based message */
+    size_t slot_budget;         /* PACOLL_SLOT_BUDGET: bytes of slots per rank */
+    size_t shm_max;             /* PACOLL_SHM_MAX: largest node segment */
+    char rules_path[512];       /* PACOLL_RULES, "" = embedded default */
+    int error;                  /* MPI error class of the first bad value, or 0 */
+    char error_msg[PC_MSG_LEN]; /* what was wrong, for the user */
+} pc_config_t;
+
+void pc_config_read(pc_config_t *cfg);
+
+/* Parses a strictly positive integer (no sign, no junk). 0 on success. */
+int pc_parse_long(const char *s, long lo, long hi, long *out);
+/* Parses a size with an optional k/K/m/M/g/G suffix. 0 on success. */
+int pc_parse_size(const char *s, size_t *out);
+
+#endif

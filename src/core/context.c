@@ -1,0 +1,181 @@
+/* The process context: see context.h. */
+#include "core/context.h"
+
+#include "core/algo.h"
+
+static pthread_once_t keyvals_once = PTHREAD_ONCE_INIT;
+static int team_keyval = MPI_KEYVAL_INVALID;
+static int context_keyval = MPI_KEYVAL_INVALID;
+
+static int team_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    PC_UNUSED(comm), PC_UNUSED(keyval), PC_UNUSED(extra);
+    pacoll_team_t *t = attr;
+    pc_context_t *ctx = pc_context_get(0);
+    if (ctx)
+        pc_context_remove_team(ctx, t);
+    pc_team_free(t);
+    return MPI_SUCCESS;
+}
+
+static void context_free(pc_context_t *ctx)
+{
+    for (int i = 0; i < ctx->nreasons; i++)
+        free(ctx->reasons[i]);
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx);
+}
+
+static int context_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    PC_UNUSED(comm), PC_UNUSED(keyval), PC_UNUSED(extra);
+    context_free(attr);
+    return MPI_SUCCESS;
+}
+
+static void make_keyvals(void)
+{
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, team_delete, &team_keyval, NULL);
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, context_delete, &context_keyval, NULL);
+}
+
+int pc_team_keyval(void)
+{
+    pthread_once(&keyvals_once, make_keyvals);
+    return team_keyval;
+}
+
+pc_context_t *pc_context_get(int create)
+{
+    static pthread_mutex_t make_lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_once(&keyvals_once, make_keyvals);
+    pc_context_t *ctx = NULL;
+    int flag = 0;
+    pthread_mutex_lock(&make_lock);
+    PMPI_Comm_get_attr(MPI_COMM_SELF, context_keyval, &ctx, &flag);
+    if (!flag && create) {
+        ctx = calloc(1, sizeof *ctx);
+        if (ctx) {
+            pthread_mutex_init(&ctx->lock, NULL);
+            PMPI_Comm_set_attr(MPI_COMM_SELF, context_keyval, ctx);
+        }
+    } else if (!flag) {
+        ctx = NULL;
+    }
+    pthread_mutex_unlock(&make_lock);
+    return ctx;
+}
+
+void pc_context_add_team(pc_context_t *ctx, pacoll_team_t *t)
+{
+    pthread_mutex_lock(&ctx->lock);
+    t->id = ctx->next_id++;
+    t->next = NULL;
+    pacoll_team_t **p = &ctx->teams;
+    while (*p)
+        p = &(*p)->next;
+    *p = t;
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+void pc_context_remove_team(pc_context_t *ctx, pacoll_team_t *t)
+{
+    pthread_mutex_lock(&ctx->lock);
+    for (pacoll_team_t **p = &ctx->teams; *p; p = &(*p)->next) {
+        if (*p == t) {
+            *p = t->next;
+            break;
+        }
+    }
+    for (int i = 0; i < PC_MAX_ALGOS; i++) {
+        ctx->stats[i].calls += t->stats[i].calls;
+        ctx->stats[i].bytes += t->stats[i].bytes;
+    }
+    const pc_regcache_t *rc = &t->rma.rc;
+    ctx->reg_hits += rc->hits, ctx->reg_misses += rc->misses;
+    ctx->reg_bytes += rc->attached_bytes, ctx->reg_evictions += rc->evictions;
+    ctx->adv_sent += t->rma.adv_sent, ctx->zput_bytes += t->rma.zput_bytes;
+    ctx->eager_bytes += t->rma.eager_bytes;
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+int pc_context_first_reason(pc_context_t *ctx, const char *reason)
+{
+    int first = 1;
+    pthread_mutex_lock(&ctx->lock);
+    for (int i = 0; i < ctx->nreasons && first; i++)
+        if (strcmp(ctx->reasons[i], reason) == 0)
+            first = 0;
+    if (first && ctx->nreasons < PC_MAX_REASONS)
+        ctx->reasons[ctx->nreasons++] = strdup(reason);
+    pthread_mutex_unlock(&ctx->lock);
+    return first;
+}
+
+/* --------------------------------------------------------------- stats */
+
+enum { PC_EXTRA_STATS = 7 };
+
+static void print_stats(const uint64_t *sum)
+{
+    for (int i = 0; i < pc_registry_count(); i++) {
+        const pacoll_algo_t *a = pc_registry_get(i);
+        if (sum[2 * i] == 0)
+            continue;
+        printf("pacoll-stats: %s %s calls=%llu bytes=%llu\n", pacoll_coll_name(a->coll), a->name,
+               (unsigned long long)sum[2 * i], (unsigned long long)sum[2 * i + 1]);
+    }
+    const uint64_t *x = sum + 2 * PC_MAX_ALGOS;
+    printf("pacoll-stats: regcache hits=%llu misses=%llu attached_bytes=%llu evictions=%llu "
+           "advertisements=%llu zero_copy_bytes=%llu eager_bytes=%llu\n",
+           (unsigned long long)x[0], (unsigned long long)x[1], (unsigned long long)x[2],
+           (unsigned long long)x[3], (unsigned long long)x[4], (unsigned long long)x[5],
+           (unsigned long long)x[6]);
+    fflush(stdout);
+}
+
+static void reduce_and_print_stats(pc_context_t *ctx)
+{
+    uint64_t mine[2 * PC_MAX_ALGOS + PC_EXTRA_STATS] = {0}, sum[2 * PC_MAX_ALGOS + PC_EXTRA_STATS];
+    if (ctx) {
+        for (int i = 0; i < PC_MAX_ALGOS; i++)
+            mine[2 * i] = ctx->stats[i].calls, mine[2 * i + 1] = ctx->stats[i].bytes;
+        uint64_t *x = mine + 2 * PC_MAX_ALGOS;
+        x[0] = ctx->reg_hits, x[1] = ctx->reg_misses, x[2] = ctx->reg_bytes;
+        x[3] = ctx->reg_evictions, x[4] = ctx->adv_sent, x[5] = ctx->zput_bytes;
+        x[6] = ctx->eager_bytes;
+    }
+    int rank;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Reduce(mine, sum, 2 * PC_MAX_ALGOS + PC_EXTRA_STATS, MPI_UINT64_T, MPI_SUM, 0,
+                MPI_COMM_WORLD);
+    if (rank == 0)
+        print_stats(sum);
+}
+
+void pc_context_finalize(void)
+{
+    int init = 0, fin = 0;
+    PMPI_Initialized(&init);
+    PMPI_Finalized(&fin);
+    if (!init || fin)
+        return;
+    pc_context_t *ctx = pc_context_get(0);
+    /* Free teams oldest first: every rank created the teams it shares with
+     * others in the same order (creation is collective), so this order is
+     * consistent and the collective frees cannot deadlock. */
+    while (ctx && ctx->teams) {
+        pacoll_team_t *t = ctx->teams;
+        PMPI_Comm_delete_attr(t->user, pc_team_keyval());
+        if (ctx->teams == t) { /* the communicator was no longer valid */
+            pc_context_remove_team(ctx, t);
+            pc_team_free(t);
+        }
+    }
+    pc_config_t cfg;
+    pc_config_read(&cfg);
+    if (cfg.stats)
+        reduce_and_print_stats(ctx);
+    if (ctx)
+        PMPI_Comm_delete_attr(MPI_COMM_SELF, context_keyval);
+}

@@ -1,0 +1,48 @@
+/*
+ * Internal declarations shared by every layer of pacoll.
+ *
+ * Layers, bottom up (see docs/ARCHITECTURE.md): wait -> team -> rma (the
+ * one-sided channel, over MPI RMA or the node's shared memory) -> shm (node
+ * collective primitives) -> algorithms -> select -> api -> interpose.
+ *
+ * Every MPI call inside the library goes to PMPI_*: the library must never
+ * re-enter its own MPI_* wrappers when it is preloaded.
+ */
+#ifndef PACOLL_INTERNAL_H
+#define PACOLL_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pacoll.h"
+
+#define PC_EXPORT __attribute__((visibility("default")))
+#define PC_UNUSED(x) ((void)(x))
+
+#ifdef SMPI_HELPERS_H
+#define PACOLL_UNDER_SMPI 1
+#else
+#define PACOLL_UNDER_SMPI 0
+#endif
+
+/* Largest number of algorithms the registry can hold (stats are a fixed
+ * table of this size so they can be reduced across ranks in one call). */
+#define PC_MAX_ALGOS 64
+/* Longest error or verbose message the library formats. */
+#define PC_MSG_LEN 1024
+
+typedef struct pacoll_team pacoll_team_t;
+typedef struct pacoll_algo pacoll_algo_t;
+
+/* Prints "pacoll[rank]: ..." on stderr (one fprintf, so lines from ranks
+ * do not interleave mid-line). */
+void pc_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Monotonic wall clock in seconds, never redirected to SMPI's simulated
+ * clock (the deadline of the wait layer is about real hangs). */
+double pc_wall_time(void);
+
+#endif

@@ -1,0 +1,193 @@
+/* The small JSON reader: see json.h. */
+#include "core/json.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *s, *start;
+    char *err;
+    size_t errlen;
+    int depth;
+} parser_t;
+
+static pc_json_t *parse_value(parser_t *p);
+
+static void skip_ws(parser_t *p)
+{
+    while (isspace((unsigned char)*p->s))
+        p->s++;
+}
+
+static pc_json_t *fail(parser_t *p, const char *what)
+{
+    if (p->err && p->err[0] == '\0')
+        snprintf(p->err, p->errlen, "%s at byte %ld", what, (long)(p->s - p->start));
+    return NULL;
+}
+
+static pc_json_t *node(pc_jtype_t type)
+{
+    pc_json_t *j = calloc(1, sizeof *j);
+    if (j)
+        j->type = type;
+    return j;
+}
+
+static char *parse_string_raw(parser_t *p)
+{
+    if (*p->s != '"')
+        return fail(p, "expected a string"), NULL;
+    p->s++;
+    size_t cap = 16, n = 0;
+    char *out = malloc(cap);
+    while (out && *p->s && *p->s != '"') {
+        char c = *p->s++;
+        if (c == '\\') {
+            char e = *p->s++;
+            c = e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == 'b' ? '\b' : e == 'f' ? '\f' : e;
+            if (e == 'u' || e == '\0') {
+                free(out);
+                return fail(p, "unsupported escape in string"), NULL;
+            }
+        }
+        if (n + 1 >= cap) {
+            char *bigger = realloc(out, cap *= 2);
+            if (!bigger)
+                free(out);
+            out = bigger;
+            if (!out)
+                break;
+        }
+        out[n++] = c;
+    }
+    if (!out)
+        return fail(p, "out of memory"), NULL;
+    if (*p->s != '"') {
+        free(out);
+        return fail(p, "unterminated string"), NULL;
+    }
+    p->s++;
+    out[n] = '\0';
+    return out;
+}
+
+static pc_json_t *parse_container(parser_t *p, int is_obj)
+{
+    pc_json_t *j = node(is_obj ? PC_JOBJ : PC_JARR), **tail = &j->child;
+    char close = is_obj ? '}' : ']';
+    if (!j || ++p->depth > 64)
+        return pc_json_free(j), fail(p, "nesting too deep");
+    p->s++;
+    skip_ws(p);
+    if (*p->s == close) {
+        p->s++, p->depth--;
+        return j;
+    }
+    for (;;) {
+        char *key = NULL;
+        skip_ws(p);
+        if (is_obj) {
+            if (!(key = parse_string_raw(p)))
+                return pc_json_free(j), NULL;
+            skip_ws(p);
+            if (*p->s++ != ':')
+                return free(key), pc_json_free(j), fail(p, "expected ':'");
+        }
+        pc_json_t *v = parse_value(p);
+        if (!v)
+            return free(key), pc_json_free(j), NULL;
+        v->key = key;
+        *tail = v, tail = &v->next;
+        skip_ws(p);
+        if (*p->s == ',') {
+            p->s++;
+            continue;
+        }
+        if (*p->s == close) {
+            p->s++, p->depth--;
+            return j;
+        }
+        return pc_json_free(j), fail(p, is_obj ? "expected ',' or '}'" : "expected ',' or ']'");
+    }
+}
+
+static pc_json_t *parse_literal(parser_t *p)
+{
+    static const struct { const char *word; pc_jtype_t type; double num; } lits[] = {
+        {"true", PC_JBOOL, 1}, {"false", PC_JBOOL, 0}, {"null", PC_JNULL, 0}};
+    for (size_t i = 0; i < sizeof lits / sizeof lits[0]; i++) {
+        size_t n = strlen(lits[i].word);
+        if (strncmp(p->s, lits[i].word, n) == 0) {
+            pc_json_t *j = node(lits[i].type);
+            if (j)
+                j->num = lits[i].num;
+            p->s += n;
+            return j;
+        }
+    }
+    char *end;
+    double v = strtod(p->s, &end);
+    if (end == p->s)
+        return fail(p, "unexpected character");
+    pc_json_t *j = node(PC_JNUM);
+    if (j)
+        j->num = v;
+    p->s = end;
+    return j;
+}
+
+static pc_json_t *parse_value(parser_t *p)
+{
+    skip_ws(p);
+    if (*p->s == '{' || *p->s == '[')
+        return parse_container(p, *p->s == '{');
+    if (*p->s == '"') {
+        char *s = parse_string_raw(p);
+        pc_json_t *j = s ? node(PC_JSTR) : NULL;
+        if (j)
+            j->str = s;
+        else
+            free(s);
+        return j;
+    }
+    return parse_literal(p);
+}
+
+pc_json_t *pc_json_parse(const char *text, char *err, size_t errlen)
+{
+    parser_t p = {text, text, err, errlen, 0};
+    if (err && errlen)
+        err[0] = '\0';
+    pc_json_t *j = parse_value(&p);
+    skip_ws(&p);
+    if (j && *p.s != '\0') {
+        pc_json_free(j);
+        return fail(&p, "trailing characters");
+    }
+    return j;
+}
+
+void pc_json_free(pc_json_t *j)
+{
+    while (j) {
+        pc_json_t *next = j->next;
+        pc_json_free(j->child);
+        free(j->str);
+        free(j->key);
+        free(j);
+        j = next;
+    }
+}
+
+const pc_json_t *pc_json_get(const pc_json_t *obj, const char *key)
+{
+    if (!obj || obj->type != PC_JOBJ)
+        return NULL;
+    for (const pc_json_t *c = obj->child; c; c = c->next)
+        if (c->key && strcmp(c->key, key) == 0)
+            return c;
+    return NULL;
+}

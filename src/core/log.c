@@ -1,0 +1,30 @@
+/* Message and clock helpers used by every layer. */
+#include <stdarg.h>
+#include <time.h>
+
+#include "core/internal.h"
+
+void pc_log(const char *fmt, ...)
+{
+    char line[PC_MSG_LEN + 64];
+    int rank = -1, init = 0, fin = 0;
+    PMPI_Initialized(&init);
+    PMPI_Finalized(&fin);
+    if (init && !fin)
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int n = snprintf(line, sizeof line, "pacoll[%d]: ", rank);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+}
+
+double pc_wall_time(void)
+{
+    struct timespec ts;
+    /* The parentheses stop SMPI's clock_gettime macro: this is real time. */
+    (clock_gettime)(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

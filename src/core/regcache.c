@@ -1,0 +1,85 @@
+/*
+ * Registration cache for zero-copy receive buffers.
+ *
+ * The papers register the user's buffer with the NIC and advertise its
+ * address; here "registering" is MPI_Win_attach to the team's dynamic
+ * window, which a real MPI turns into a NIC registration.  Attach costs a
+ * system call and, on InfiniBand, a page pinning: applications reuse their
+ * buffers, so attached ranges are kept and a later call whose buffer lies
+ * inside one skips the attach (rdma-allgather §4.1, "one registration per
+ * call").  Overlapping attachments are not allowed, so a new range that
+ * overlaps old ones replaces them.  At most PC_REGCACHE_SLOTS ranges stay
+ * attached, the least recently used one is detached first.
+ *
+ * PACOLL_REGCACHE=0 attaches for one call only (for programs that free and
+ * re-map memory under the MPI library's feet).
+ */
+#include "core/rma.h"
+#include "core/team.h"
+
+static void detach(pacoll_team_t *t, int i)
+{
+    pc_regcache_t *rc = &t->rma.rc;
+    PMPI_Win_detach(t->rma.dwin, (void *)rc->ent[i].base);
+    rc->ent[i] = rc->ent[--rc->n];
+}
+
+static int overlaps(const pc_regent_t *e, uintptr_t b, size_t len)
+{
+    return b < e->base + e->len && e->base < b + len;
+}
+
+int pc_regcache_register(pacoll_team_t *t, void *buf, size_t len)
+{
+    pc_regcache_t *rc = &t->rma.rc;
+    uintptr_t b = (uintptr_t)buf;
+    if (len == 0)
+        return MPI_SUCCESS;
+    if (!t->cfg.regcache) {
+        rc->misses++;
+        rc->attached_bytes += len;
+        rc->temp_base = buf;
+        return PMPI_Win_attach(t->rma.dwin, buf, (MPI_Aint)len);
+    }
+    rc->clock++;
+    for (int i = 0; i < rc->n; i++) {
+        if (b >= rc->ent[i].base && b + len <= rc->ent[i].base + rc->ent[i].len) {
+            rc->ent[i].last_use = rc->clock;
+            rc->hits++;
+            return MPI_SUCCESS;
+        }
+    }
+    for (int i = rc->n - 1; i >= 0; i--)
+        if (overlaps(&rc->ent[i], b, len))
+            detach(t, i), rc->evictions++;
+    if (rc->n == PC_REGCACHE_SLOTS) {
+        int lru = 0;
+        for (int i = 1; i < rc->n; i++)
+            if (rc->ent[i].last_use < rc->ent[lru].last_use)
+                lru = i;
+        detach(t, lru);
+        rc->evictions++;
+    }
+    int err = PMPI_Win_attach(t->rma.dwin, buf, (MPI_Aint)len);
+    if (err != MPI_SUCCESS)
+        return err;
+    rc->ent[rc->n++] = (pc_regent_t){b, len, rc->clock};
+    rc->misses++;
+    rc->attached_bytes += len;
+    return MPI_SUCCESS;
+}
+
+void pc_regcache_end_call(pacoll_team_t *t)
+{
+    pc_regcache_t *rc = &t->rma.rc;
+    if (rc->temp_base) {
+        PMPI_Win_detach(t->rma.dwin, rc->temp_base);
+        rc->temp_base = NULL;
+    }
+}
+
+void pc_regcache_free(pacoll_team_t *t)
+{
+    while (t->rma.rc.n > 0)
+        detach(t, t->rma.rc.n - 1);
+}

@@ -1,0 +1,403 @@
+/* The one-sided channel: see rma.h for the mailbox and why it looks so. */
+#include "core/rma.h"
+
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "core/team.h"
+
+#define PC_LINE 64
+#define PC_DONE_SHIFT 20
+/* Largest single MPI_Put: counts are ints. */
+#define PC_PUT_CHUNK ((size_t)1 << 30)
+/* Pieces of a striped put are at least this big (multirail §3.2). */
+#define PC_STRIPE_MIN 1024
+
+/* ---------------------------------------------------------------- flags */
+
+static inline uint64_t load_acq(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline void store_rel(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+
+static inline int use_shm(const pacoll_team_t *t, int peer)
+{
+    return t->rma.have_shm && t->host_of[peer] >= 0;
+}
+
+/* ------------------------------------------------------- mailbox layout */
+
+static inline size_t box_bytes(int n, size_t slot)
+{
+    return PC_LINE + (size_t)n * sizeof(pc_entry_t) + (size_t)n * PC_GENS * slot;
+}
+
+static inline size_t entry_off(int sender) { return PC_LINE + (size_t)sender * sizeof(pc_entry_t); }
+
+static inline size_t slot_off(int n, int sender, int gen, size_t slot)
+{
+    return PC_LINE + (size_t)n * sizeof(pc_entry_t) + ((size_t)sender * PC_GENS + (size_t)gen) * slot;
+}
+
+/* The shared-memory mailbox of host rank h. */
+static inline char *shm_box(const pacoll_team_t *t, int h)
+{
+    return t->rma.shm_base + (size_t)h * t->rma.shm_box_bytes;
+}
+
+/* The entry that peer writes in my mailbox. */
+static pc_entry_t *entry_from(pacoll_team_t *t, int peer)
+{
+    if (use_shm(t, peer))
+        return (pc_entry_t *)(shm_box(t, t->host_rank) + entry_off(t->host_of[peer]));
+    return (pc_entry_t *)(t->rma.base + entry_off(peer));
+}
+
+/* The entry I write in peer's shared mailbox. */
+static pc_entry_t *shm_entry_to(pacoll_team_t *t, int peer)
+{
+    return (pc_entry_t *)(shm_box(t, t->host_of[peer]) + entry_off(t->host_rank));
+}
+
+static inline int gen_of(uint64_t seq) { return (int)(seq % PC_GENS); }
+
+/* ------------------------------------------------------------- copying */
+
+void pc_copy(void *dst, const void *src, size_t n)
+{
+    if (n == 0 || dst == src)
+        return;
+    memcpy(dst, src, n);
+#if PACOLL_UNDER_SMPI
+    /* SMPI charges real CPU time only at the next MPI call and noisily:
+     * charge a modelled copy instead (bandwidth of one core's memcpy). */
+    smpi_execute((double)n / 10e9);
+#endif
+}
+
+/* Single-copy write into another process on this host (the shared-memory
+ * analogue of an RDMA write). */
+static int cma_write(uint64_t pid, uint64_t addr, const void *src, size_t n)
+{
+#if PACOLL_UNDER_SMPI
+    PC_UNUSED(pid);
+    pc_copy((void *)(uintptr_t)addr, src, n);
+    return MPI_SUCCESS;
+#else
+    const char *p = src;
+    while (n > 0) {
+        struct iovec l = {(void *)(uintptr_t)p, n}, r = {(void *)(uintptr_t)addr, n};
+        ssize_t w = process_vm_writev((pid_t)pid, &l, 1, &r, 1, 0);
+        if (w <= 0) {
+            pc_log("process_vm_writev to pid %llu failed", (unsigned long long)pid);
+            return MPI_ERR_OTHER;
+        }
+        p += w, addr += (uint64_t)w, n -= (size_t)w;
+    }
+    return MPI_SUCCESS;
+#endif
+}
+
+/* ---------------------------------------------------- pending RMA puts */
+
+static int put_bytes(const void *src, size_t n, int peer, MPI_Aint disp, MPI_Win win)
+{
+    const char *p = src;
+    while (n > 0) {
+        size_t k = n < PC_PUT_CHUNK ? n : PC_PUT_CHUNK;
+        int rc = PMPI_Put(p, (int)k, MPI_BYTE, peer, disp, (int)k, MPI_BYTE, win);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        p += k, disp += (MPI_Aint)k, n -= k;
+    }
+    return MPI_SUCCESS;
+}
+
+/* multirail §3.2: a large put split into `stripe` pieces issued together,
+ * so a multi-rail network can carry them on different rails. */
+static int put_striped(pacoll_team_t *t, const void *src, size_t n, int peer, MPI_Aint disp,
+                       MPI_Win win)
+{
+    size_t k = (size_t)t->cfg.stripe;
+    if (k <= 1 || n < k * PC_STRIPE_MIN)
+        return put_bytes(src, n, peer, disp, win);
+    size_t piece = (n + k - 1) / k;
+    for (size_t off = 0; off < n; off += piece) {
+        size_t len = n - off < piece ? n - off : piece;
+        int rc = put_bytes((const char *)src + off, len, peer, disp + (MPI_Aint)off, win);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Remembers that peer's flag at flag_disp must become value once the data
+ * put just issued is complete; at PACOLL_PORTS outstanding, completes them. */
+static int add_pending(pc_call_t *c, int peer, MPI_Aint flag_disp, uint64_t value)
+{
+    pc_rma_t *r = &c->t->rma;
+    for (int i = 0; i < r->npending; i++) {
+        /* Two unflushed puts to one flag have no defined order: keep one. */
+        if (r->pending[i].peer == peer && r->pending[i].flag_disp == flag_disp) {
+            r->pending[i].value = value;
+            return MPI_SUCCESS;
+        }
+    }
+    r->pending[r->npending++] = (pc_pending_t){peer, flag_disp, value};
+    if (r->npending >= c->t->cfg.ports)
+        return pc_flush(c);
+    return MPI_SUCCESS;
+}
+
+int pc_flush(pc_call_t *c)
+{
+    pc_rma_t *r = &c->t->rma;
+    int rc = MPI_SUCCESS;
+    if (r->npending == 0)
+        return MPI_SUCCESS;
+    for (int i = 0; i < r->npending && rc == MPI_SUCCESS; i++) {
+        int peer = r->pending[i].peer;
+        rc = PMPI_Win_flush(peer, r->dwin);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Win_flush(peer, r->win);
+    }
+    for (int i = 0; i < r->npending && rc == MPI_SUCCESS; i++)
+        rc = PMPI_Put(&r->pending[i].value, 1, MPI_UINT64_T, r->pending[i].peer,
+                      r->pending[i].flag_disp, 1, MPI_UINT64_T, r->win);
+    /* Flags must be delivered now: the peer may be polling for them while
+     * we go on to wait for our own data. */
+    for (int i = 0; i < r->npending && rc == MPI_SUCCESS; i++)
+        rc = PMPI_Win_flush(r->pending[i].peer, r->win);
+    r->npending = 0;
+    return rc;
+}
+
+/* --------------------------------------------------------------- calls */
+
+void pc_call_begin(pc_call_t *c, pacoll_team_t *t, const char *what)
+{
+    c->t = t;
+    c->seq = ++t->seq;
+    pc_wait_init(&c->w, t, what);
+    if (t->rma.zputs)
+        memset(t->rma.zputs, 0, (size_t)t->size * sizeof *t->rma.zputs);
+}
+
+int pc_call_end(pc_call_t *c)
+{
+    pacoll_team_t *t = c->t;
+    int rc = pc_flush(c);
+    pc_regcache_end_call(t);
+    /* Everything I received in this call is consumed: publish it, so
+     * senders may reuse this generation of my slots three calls later. */
+    if (t->rma.have_win) {
+        store_rel((uint64_t *)t->rma.base, c->seq);
+        PMPI_Win_sync(t->rma.win);
+    }
+    if (t->rma.have_shm)
+        store_rel((uint64_t *)shm_box(t, t->host_rank), c->seq);
+    return rc;
+}
+
+static void saw_peer_in(pc_call_t *c, int peer)
+{
+    /* A peer that has written to me in call s has finished every call
+     * before s, and so consumed everything I sent it then. */
+    uint64_t *kp = &c->t->rma.known_progress[peer];
+    if (*kp < c->seq - 1)
+        *kp = c->seq - 1;
+}
+
+static uint64_t read_progress(pc_call_t *c, int peer, int *rc)
+{
+    pacoll_team_t *t = c->t;
+    uint64_t v = 0;
+    *rc = MPI_SUCCESS;
+    if (use_shm(t, peer))
+        return load_acq((uint64_t *)shm_box(t, t->host_of[peer]));
+    *rc = PMPI_Get(&v, 1, MPI_UINT64_T, peer, 0, 1, MPI_UINT64_T, t->rma.win);
+    if (*rc == MPI_SUCCESS)
+        *rc = PMPI_Win_flush(peer, t->rma.win);
+    return v;
+}
+
+/* Flow control for eager slots: generation g of peer's slots was last
+ * written by me in call seq-3; wait until peer has finished that call.
+ * Symmetric collectives never wait here; a rank running ahead through
+ * several gathers to one root does. */
+static int wait_slot_free(pc_call_t *c, int peer)
+{
+    uint64_t *kp = &c->t->rma.known_progress[peer];
+    if (c->seq <= PC_GENS || *kp >= c->seq - PC_GENS)
+        return MPI_SUCCESS;
+    for (;;) {
+        int rc;
+        uint64_t v = read_progress(c, peer, &rc);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (v > *kp)
+            *kp = v;
+        if (*kp >= c->seq - PC_GENS)
+            return MPI_SUCCESS;
+        rc = pc_wait_poll(&c->w, peer);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+}
+
+/* --------------------------------------------------------------- eager */
+
+int pc_eager_fits(const pc_call_t *c, int peer, size_t n)
+{
+    const pacoll_team_t *t = c->t;
+    size_t slot = use_shm(t, peer) ? t->rma.shm_slot : t->rma.slot;
+    return n <= slot && n <= t->cfg.eager_bytes;
+}
+
+int pc_eager_put(pc_call_t *c, int peer, const void *src, size_t n)
+{
+    pacoll_team_t *t = c->t;
+    int g = gen_of(c->seq);
+    int rc = wait_slot_free(c, peer);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    t->rma.eager_bytes += n;
+    if (use_shm(t, peer)) {
+        char *box = shm_box(t, t->host_of[peer]);
+        pc_copy(box + slot_off(t->host_size, t->host_rank, g, t->rma.shm_slot), src, n);
+        store_rel(&shm_entry_to(t, peer)->flag[g], c->seq);
+        return MPI_SUCCESS;
+    }
+    MPI_Aint disp = (MPI_Aint)slot_off(t->size, t->rank, g, t->rma.slot);
+    rc = put_bytes(src, n, peer, disp, t->rma.win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Aint flag = (MPI_Aint)(entry_off(t->rank) + offsetof(pc_entry_t, flag) + (size_t)g * 8);
+    return add_pending(c, peer, flag, c->seq);
+}
+
+const void *pc_eager_poll(pc_call_t *c, int peer)
+{
+    pacoll_team_t *t = c->t;
+    int g = gen_of(c->seq);
+    if (load_acq(&entry_from(t, peer)->flag[g]) != c->seq)
+        return NULL;
+    saw_peer_in(c, peer);
+    if (use_shm(t, peer))
+        return shm_box(t, t->host_rank) + slot_off(t->host_size, t->host_of[peer], g, t->rma.shm_slot);
+    return t->rma.base + slot_off(t->size, peer, g, t->rma.slot);
+}
+
+int pc_eager_wait(pc_call_t *c, int peer, const void **data)
+{
+    PC_WAIT_UNTIL(&c->w, (*data = pc_eager_poll(c, peer)) != NULL, peer);
+    return MPI_SUCCESS;
+}
+
+/* ----------------------------------------------------------- zero-copy */
+
+int pc_needs_window(const pc_call_t *c, int peer)
+{
+    return !use_shm(c->t, peer) || !c->t->rma.cma;
+}
+
+int pc_expose_begin(pc_call_t *c, void *buf, size_t len, int any_rma_peer)
+{
+    c->t->rma.nadv = 0;
+    if (!any_rma_peer || len == 0)
+        return MPI_SUCCESS;
+    return pc_regcache_register(c->t, buf, len);
+}
+
+int pc_advertise(pc_call_t *c, int peer, void *at, size_t len)
+{
+    pacoll_team_t *t = c->t;
+    MPI_Aint addr;
+    PMPI_Get_address(at, &addr);
+    t->rma.adv_sent++;
+    if (use_shm(t, peer)) {
+        pc_entry_t *e = shm_entry_to(t, peer);
+        e->adv_addr = (uint64_t)addr, e->adv_len = len, e->adv_pid = (uint64_t)getpid();
+        store_rel(&e->adv_seq, c->seq);
+        return MPI_SUCCESS;
+    }
+    uint64_t *f = t->rma.advbuf[peer];
+    f[0] = (uint64_t)addr, f[1] = len, f[2] = (uint64_t)getpid();
+    t->rma.advpeers[t->rma.nadv++] = peer;
+    MPI_Aint disp = (MPI_Aint)(entry_off(t->rank) + offsetof(pc_entry_t, adv_addr));
+    return PMPI_Put(f, 3, MPI_UINT64_T, peer, disp, 3, MPI_UINT64_T, t->rma.win);
+}
+
+int pc_expose_end(pc_call_t *c)
+{
+    pacoll_team_t *t = c->t;
+    if (t->rma.nadv == 0)
+        return MPI_SUCCESS;
+    /* The address must land before the call number that validates it. */
+    int rc = PMPI_Win_flush_all(t->rma.win);
+    MPI_Aint disp = (MPI_Aint)(entry_off(t->rank) + offsetof(pc_entry_t, adv_seq));
+    for (int i = 0; i < t->rma.nadv && rc == MPI_SUCCESS; i++)
+        rc = PMPI_Put(&c->seq, 1, MPI_UINT64_T, t->rma.advpeers[i], disp, 1, MPI_UINT64_T, t->rma.win);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Win_flush_all(t->rma.win);
+    t->rma.nadv = 0;
+    return rc;
+}
+
+int pc_adv_poll(pc_call_t *c, int peer, pc_remote_t *rem)
+{
+    pc_entry_t *e = entry_from(c->t, peer);
+    if (load_acq(&e->adv_seq) != c->seq)
+        return 0;
+    rem->addr = e->adv_addr, rem->len = e->adv_len, rem->pid = e->adv_pid;
+    saw_peer_in(c, peer);
+    return 1;
+}
+
+int pc_adv_wait(pc_call_t *c, int peer, pc_remote_t *rem)
+{
+    PC_WAIT_UNTIL(&c->w, pc_adv_poll(c, peer, rem), peer);
+    return MPI_SUCCESS;
+}
+
+int pc_zput(pc_call_t *c, int peer, const pc_remote_t *rem, size_t off, const void *src, size_t n)
+{
+    pacoll_team_t *t = c->t;
+    if (off + n > rem->len) {
+        pc_log("rank %d's receive buffer (%llu bytes) is too small for %zu bytes at offset %zu: "
+               "send and receive type signatures do not match",
+               peer, (unsigned long long)rem->len, n, off);
+        return MPI_ERR_TRUNCATE;
+    }
+    uint64_t done = (c->seq << PC_DONE_SHIFT) | ++t->rma.zputs[peer];
+    t->rma.zput_bytes += n;
+    if (use_shm(t, peer) && t->rma.cma) {
+        int rc = cma_write(rem->pid, rem->addr + off, src, n);
+        if (rc == MPI_SUCCESS)
+            store_rel(&shm_entry_to(t, peer)->done, done);
+        return rc;
+    }
+    int rc = put_striped(t, src, n, peer, (MPI_Aint)(rem->addr + off), t->rma.dwin);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (use_shm(t, peer)) { /* shared mailbox, RMA data: complete, then flag */
+        rc = PMPI_Win_flush(peer, t->rma.dwin);
+        if (rc == MPI_SUCCESS)
+            store_rel(&shm_entry_to(t, peer)->done, done);
+        return rc;
+    }
+    return add_pending(c, peer, (MPI_Aint)(entry_off(t->rank) + offsetof(pc_entry_t, done)), done);
+}
+
+int pc_done_poll(pc_call_t *c, int peer, uint32_t count)
+{
+    uint64_t want = (c->seq << PC_DONE_SHIFT) | count;
+    if (load_acq(&entry_from(c->t, peer)->done) < want)
+        return 0;
+    saw_peer_in(c, peer);
+    return 1;
+}
+
+int pc_done_wait(pc_call_t *c, int peer, uint32_t count)
+{
+    PC_WAIT_UNTIL(&c->w, pc_done_poll(c, peer, count), peer);
+    return MPI_SUCCESS;
+}

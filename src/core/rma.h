@@ -1,0 +1,152 @@
+/*
+ * The one-sided channel: the papers' RDMA primitives on MPI-3.
+ *
+ * Every rank owns a mailbox that every peer can write:
+ *   - progress: the last call this rank finished (read by peers that need
+ *     to know a slot generation is free again);
+ *   - per sender q, one 64-byte entry: q's advertisement of its receive
+ *     buffer (zero-copy: address, length, pid, call), q's "done" counter
+ *     for its zero-copy writes into me, and the call number of the data in
+ *     each of q's three eager slots;
+ *   - per sender q, three eager slots (the pre-registered "collective
+ *     buffer" of rdma-allgather §4.2, cycled over three generations so that
+ *     back-to-back calls never collide and nothing is ever cleared).
+ *
+ * Peers on another host reach the mailbox with MPI_Put into a window made
+ * once per team (MPI_Win_allocate, lock_all held for the team's life), and
+ * zero-copy data with MPI_Put into a dynamic window the receive buffer is
+ * attached to (through the registration cache).  Peers on the same host
+ * reach it with loads and stores into a shared segment, and zero-copy data
+ * with one cross-memory copy (process_vm_writev: single copy, like RDMA
+ * write), or a plain copy under SMPI, where all ranks share one address
+ * space.  PACOLL_TRANSPORT=rma sends everything through MPI RMA, so the
+ * remote path is tested on one machine.
+ *
+ * Flags carry the call sequence number; data is complete before its flag
+ * (MPI_Win_flush between them, or a release store).
+ */
+#ifndef PACOLL_RMA_H
+#define PACOLL_RMA_H
+
+#include "core/internal.h"
+#include "core/wait.h"
+
+#define PC_GENS 3
+
+typedef struct pc_entry { /* one 64-byte mailbox entry, written by one sender */
+    uint64_t adv_addr, adv_len, adv_pid, adv_seq;
+    uint64_t done;        /* (call << 20) | number of zero-copy puts landed */
+    uint64_t flag[PC_GENS];
+} pc_entry_t;
+
+typedef struct pc_regent { /* a buffer attached to the dynamic window */
+    uintptr_t base;
+    size_t len;
+    uint64_t last_use;
+} pc_regent_t;
+
+#define PC_REGCACHE_SLOTS 32
+
+typedef struct pc_regcache {
+    pc_regent_t ent[PC_REGCACHE_SLOTS];
+    int n;
+    uint64_t clock;
+    uint64_t hits, misses, attached_bytes, evictions;
+    void *temp_base; /* PACOLL_REGCACHE=0: attached for one call only */
+} pc_regcache_t;
+
+typedef struct pc_pending { /* a put whose flag is not yet written */
+    int peer;
+    MPI_Aint flag_disp;
+    uint64_t value;
+} pc_pending_t;
+
+typedef struct pc_rma {
+    /* MPI RMA: mailboxes of all team ranks, and the dynamic window */
+    int have_win;
+    MPI_Win win, dwin;
+    char *base;       /* my mailbox in win */
+    size_t box_bytes; /* size of one mailbox in win */
+    size_t slot;      /* eager slot bytes in win (0: no eager over RMA) */
+    /* shared memory: mailboxes of the ranks on my host */
+    int have_shm;
+    MPI_Win shm_win;
+    char *shm_base;       /* host rank 0's address of the segment */
+    size_t shm_box_bytes; /* size of one mailbox in the segment */
+    size_t shm_slot;
+    int cma;              /* process_vm_writev works between host ranks */
+    /* per peer, per call */
+    uint64_t *known_progress; /* lower bound of each peer's finished call */
+    uint32_t *zputs;          /* zero-copy puts to each peer in this call */
+    pc_pending_t *pending;
+    uint64_t (*advbuf)[3]; /* per peer: the advertisement being put */
+    int *advpeers;        /* peers advertised to over RMA in this call */
+    int nadv;
+    int npending;
+    pc_regcache_t rc;
+    uint64_t adv_sent, zput_bytes, eager_bytes;
+} pc_rma_t;
+
+/* A remote receive buffer, as advertised. */
+typedef struct pc_remote {
+    uint64_t addr, len, pid;
+} pc_remote_t;
+
+/* The state of one collective call on a team. */
+typedef struct pc_call {
+    pacoll_team_t *t;
+    uint64_t seq;
+    pc_wait_t w;
+} pc_call_t;
+
+int pc_rma_create(pacoll_team_t *t);
+void pc_rma_free(pacoll_team_t *t);
+
+/* Starts a call: takes the next sequence number. */
+void pc_call_begin(pc_call_t *c, pacoll_team_t *t, const char *what);
+/* Ends a call: completes every put and publishes that this rank is done
+ * with the call (its eager slots of this generation may be reused). */
+int pc_call_end(pc_call_t *c);
+
+/* Copy-based (eager): true if n bytes to or from peer go through the slots;
+ * the same answer on both sides of the pair. */
+int pc_eager_fits(const pc_call_t *c, int peer, size_t n);
+/* Sends n bytes into peer's slot of this call, and flags them. */
+int pc_eager_put(pc_call_t *c, int peer, const void *src, size_t n);
+/* Peer's eager data of this call, or NULL if not yet arrived. */
+const void *pc_eager_poll(pc_call_t *c, int peer);
+/* Waits for peer's eager data of this call. */
+int pc_eager_wait(pc_call_t *c, int peer, const void **data);
+
+/* Zero-copy, receiver side: attaches buf (once per call, through the
+ * registration cache), then advertises to each sender the part of buf its
+ * data goes to, then completes the advertisements.  An advertisement is
+ * also the arrival notice of pap-aware §4.1. */
+int pc_expose_begin(pc_call_t *c, void *buf, size_t len, int any_rma_peer);
+int pc_advertise(pc_call_t *c, int peer, void *at, size_t len);
+int pc_expose_end(pc_call_t *c);
+/* True when receiving from peer without the eager path would need the
+ * dynamic window (peer on another host, or no cross-memory copy). */
+int pc_needs_window(const pc_call_t *c, int peer);
+/* Peer's advertisement of this call into rem; 1 if there, 0 if not yet. */
+int pc_adv_poll(pc_call_t *c, int peer, pc_remote_t *rem);
+int pc_adv_wait(pc_call_t *c, int peer, pc_remote_t *rem);
+/* Writes n bytes at offset off of peer's advertised buffer; its completion
+ * is counted in peer's done counter. */
+int pc_zput(pc_call_t *c, int peer, const pc_remote_t *rem, size_t off, const void *src, size_t n);
+/* True once `count` zero-copy puts of this call from peer have landed. */
+int pc_done_poll(pc_call_t *c, int peer, uint32_t count);
+int pc_done_wait(pc_call_t *c, int peer, uint32_t count);
+
+/* Completes every outstanding put and writes its flag. */
+int pc_flush(pc_call_t *c);
+
+/* Copies n bytes (under SMPI also charges the modelled copy time). */
+void pc_copy(void *dst, const void *src, size_t n);
+
+/* Registration cache (regcache.c). */
+int pc_regcache_register(pacoll_team_t *t, void *buf, size_t len);
+void pc_regcache_end_call(pacoll_team_t *t);
+void pc_regcache_free(pacoll_team_t *t);
+
+#endif

@@ -1,0 +1,149 @@
+/*
+ * Making and freeing the one-sided channel of a team (once per
+ * communicator: window creation and lock_all cost O(P), SMPI-NOTES).
+ */
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "core/rma.h"
+#include "core/team.h"
+
+#define PC_LINE 64
+
+static size_t floor_line(size_t n) { return n / PC_LINE * PC_LINE; }
+
+/* Eager slot size: the configured eager limit, shrunk so that 3 slots per
+ * peer fit the per-rank budget (the collective buffer must not grow with
+ * P without bound: 1024 ranks x 3 x 8 KB would be 24 MB per rank). */
+static size_t slot_size(const pc_config_t *cfg, int npeers)
+{
+    size_t per = cfg->slot_budget / ((size_t)PC_GENS * (size_t)(npeers > 0 ? npeers : 1));
+    size_t want = cfg->eager_bytes < per ? cfg->eager_bytes : per;
+    return floor_line(want);
+}
+
+static size_t box_bytes(int n, size_t slot)
+{
+    return PC_LINE + (size_t)n * sizeof(pc_entry_t) + (size_t)n * PC_GENS * slot;
+}
+
+/* Can this process write into its host peers with process_vm_writev?
+ * (Containers may forbid it.)  The answer is agreed over the host. */
+static int probe_cma(pacoll_team_t *t)
+{
+#if PACOLL_UNDER_SMPI
+    PC_UNUSED(t);
+    return 1;
+#else
+    struct { uint64_t pid, addr; } me, *all = malloc((size_t)t->host_size * sizeof me);
+    volatile uint64_t target = 0;
+    me.pid = (uint64_t)getpid();
+    me.addr = (uint64_t)(uintptr_t)&target;
+    PMPI_Allgather(&me, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, t->host_comm);
+    int next = (t->host_rank + 1) % t->host_size;
+    uint64_t got = 0;
+    struct iovec l = {&got, sizeof got}, r = {(void *)(uintptr_t)all[next].addr, sizeof got};
+    int ok = process_vm_readv((pid_t)all[next].pid, &l, 1, &r, 1, 0) == (ssize_t)sizeof got;
+    free(all);
+    int all_ok = 0;
+    /* The peer's probe word must outlive everyone's read. */
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, t->host_comm);
+    return all_ok;
+#endif
+}
+
+static int create_shm(pacoll_team_t *t)
+{
+    pc_rma_t *r = &t->rma;
+    r->shm_slot = slot_size(&t->cfg, t->host_size);
+    r->shm_box_bytes = box_bytes(t->host_size, r->shm_slot);
+    /* SMPI-NOTES: local rank 0 allocates all, the others pass 0. */
+    MPI_Aint size = t->host_rank == 0 ? (MPI_Aint)(r->shm_box_bytes * (size_t)t->host_size) : 0;
+    void *mine;
+    int rc = PMPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, t->host_comm, &mine, &r->shm_win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Aint qsize;
+    int qdisp;
+    rc = PMPI_Win_shared_query(r->shm_win, 0, &qsize, &qdisp, &r->shm_base);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (t->host_rank == 0)
+        memset(r->shm_base, 0, r->shm_box_bytes * (size_t)t->host_size);
+    r->have_shm = 1;
+    r->cma = probe_cma(t);
+    return PMPI_Barrier(t->host_comm);
+}
+
+static int create_windows(pacoll_team_t *t)
+{
+    pc_rma_t *r = &t->rma;
+    r->slot = slot_size(&t->cfg, t->size);
+    r->box_bytes = box_bytes(t->size, r->slot);
+    MPI_Info info;
+    PMPI_Info_create(&info);
+    PMPI_Info_set(info, "same_size", "true");
+    PMPI_Info_set(info, "accumulate_ordering", "none");
+    int rc = PMPI_Win_allocate((MPI_Aint)r->box_bytes, 1, info, t->comm, &r->base, &r->win);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Win_create_dynamic(info, t->comm, &r->dwin);
+    PMPI_Info_free(&info);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    memset(r->base, 0, r->box_bytes);
+    PMPI_Win_lock_all(MPI_MODE_NOCHECK, r->win);
+    PMPI_Win_lock_all(MPI_MODE_NOCHECK, r->dwin);
+    r->have_win = 1;
+    /* Nobody writes into a mailbox before its owner has zeroed it. */
+    return PMPI_Barrier(t->comm);
+}
+
+int pc_rma_create(pacoll_team_t *t)
+{
+    pc_rma_t *r = &t->rma;
+    int rc = MPI_SUCCESS;
+    r->known_progress = calloc((size_t)t->size, sizeof *r->known_progress);
+    r->zputs = calloc((size_t)t->size, sizeof *r->zputs);
+    r->pending = calloc((size_t)t->cfg.ports + 1, sizeof *r->pending);
+    r->advbuf = calloc((size_t)t->size, sizeof *r->advbuf);
+    r->advpeers = calloc((size_t)t->size, sizeof *r->advpeers);
+    if (!r->known_progress || !r->zputs || !r->pending || !r->advbuf || !r->advpeers)
+        return MPI_ERR_NO_MEM;
+    if (t->host_size > 1 && t->cfg.transport == PC_TRANSPORT_AUTO)
+        rc = create_shm(t);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* Windows are collective over the team: agree whether anyone needs
+     * them (a peer on another host, forced RMA, or no cross-memory copy). */
+    int need = t->host_size < t->size || t->cfg.transport == PC_TRANSPORT_RMA ||
+               (r->have_shm && !r->cma);
+    int any = 0;
+    rc = PMPI_Allreduce(&need, &any, 1, MPI_INT, MPI_LOR, t->comm);
+    if (rc == MPI_SUCCESS && any && t->size > 1)
+        rc = create_windows(t);
+    return rc;
+}
+
+void pc_rma_free(pacoll_team_t *t)
+{
+    pc_rma_t *r = &t->rma;
+    pc_regcache_free(t);
+    if (r->have_win) {
+        PMPI_Win_unlock_all(r->dwin);
+        PMPI_Win_unlock_all(r->win);
+        PMPI_Win_free(&r->dwin);
+        PMPI_Win_free(&r->win);
+        r->have_win = 0;
+    }
+    if (r->have_shm) {
+        PMPI_Win_free(&r->shm_win);
+        r->have_shm = 0;
+    }
+    free(r->known_progress);
+    free(r->zputs);
+    free(r->pending);
+    free(r->advbuf);
+    free(r->advpeers);
+    r->known_progress = NULL, r->zputs = NULL, r->pending = NULL;
+    r->advbuf = NULL, r->advpeers = NULL;
+}

@@ -1,0 +1,69 @@
+/*
+ * The node segment: one shared-memory window per (virtual) node, for the
+ * hierarchical algorithms' intra-node phases (multirail §5.2, pap-aware
+ * §4.4-4.5, sloavx §IV, the multicore slides).
+ *
+ * Layout: a flag block, then a data area.  Every local rank has two flags,
+ * each on its own cache line:
+ *   post[i]: the last operation for which rank i's data (gather) or the
+ *            root's data (bcast, scatter) is in the area;
+ *   done[i]: the last operation rank i has finished with the area.
+ * plus nnodes "remote" flags, one per remote node, for algorithms that
+ * hand each remote node's data out as soon as it lands (pap-aware §4.5).
+ * Operations are numbered by a ticket that every local rank advances in the
+ * same order, so flags are never cleared, only overtaken.  An operation may
+ * write the area only when every local rank is done with the previous one.
+ *
+ * Allocation follows SMPI-NOTES: local rank 0 allocates the whole segment,
+ * the others pass size 0 and compute addresses from shared_query(0).
+ */
+#ifndef PACOLL_SHM_H
+#define PACOLL_SHM_H
+
+#include "core/internal.h"
+#include "core/wait.h"
+
+typedef struct pc_shm {
+    MPI_Win win;
+    int have;
+    char *base;       /* the segment */
+    size_t capacity;  /* bytes of the data area */
+    size_t flag_bytes;
+    uint64_t ticket;  /* last operation started */
+} pc_shm_t;
+
+typedef struct pc_shm_op {
+    pacoll_team_t *t;
+    uint64_t ticket;
+    char *buf; /* the data area */
+    pc_wait_t *w;
+} pc_shm_op_t;
+
+/* Starts an operation needing `bytes` of data area.  Collective over the
+ * node: every local rank must pass the same bytes (the segment grows then). */
+int pc_shm_begin(pacoll_team_t *t, size_t bytes, pc_wait_t *w, pc_shm_op_t *op);
+/* Marks my data of this operation as in the area (post[me] = ticket). */
+void pc_shm_post(pc_shm_op_t *op);
+/* Waits until local rank i has posted this operation. */
+int pc_shm_wait_post(pc_shm_op_t *op, int local);
+/* Waits until every local rank other than me has posted. */
+int pc_shm_wait_all_posts(pc_shm_op_t *op);
+/* Marks that I am finished with the area for this operation. */
+void pc_shm_end(pc_shm_op_t *op);
+/* pap-aware §4.5: the remote-node flag of node n for this operation. */
+void pc_shm_post_remote(pc_shm_op_t *op, int node);
+int pc_shm_remote_posted(pc_shm_op_t *op, int node);
+
+/* Primitives over the node (root is a local index; blocks in local order). */
+int pc_shm_gather(pacoll_team_t *t, pc_wait_t *w, const void *send, size_t m, void *recv, int root);
+int pc_shm_gatherv(pacoll_team_t *t, pc_wait_t *w, const void *send, const size_t *counts,
+                   const size_t *displs, void *recv, int root);
+int pc_shm_bcast(pacoll_team_t *t, pc_wait_t *w, void *buf, size_t n, int root);
+int pc_shm_scatter(pacoll_team_t *t, pc_wait_t *w, const void *send, size_t m, void *recv, int root);
+int pc_shm_scatterv(pacoll_team_t *t, pc_wait_t *w, const void *send, const size_t *counts,
+                    const size_t *displs, void *recv, int root);
+
+int pc_shm_create(pacoll_team_t *t);
+void pc_shm_free(pacoll_team_t *t);
+
+#endif

@@ -1,0 +1,172 @@
+/* Teams: per-communicator state and the node layout (see team.h). */
+#include "core/team.h"
+
+#include <unistd.h>
+
+#include "core/context.h"
+#include "core/select.h"
+
+/* The virtual node of world rank w under PACOLL_NODE_SIZE: nodes of the
+ * pattern's sizes, taken in turn, over consecutive world ranks. */
+static int virtual_node(const pc_config_t *cfg, int w)
+{
+    int node = 0, start = 0;
+    while (start + cfg->node_pattern[node % cfg->node_pattern_len] <= w)
+        start += cfg->node_pattern[node % cfg->node_pattern_len], node++;
+    return node;
+}
+
+/* Each rank's (host, virtual node) key; nodes are numbered in the order
+ * their first rank appears in the communicator, so node 0 holds rank 0
+ * whatever the placement. */
+static int compute_layout(pacoll_team_t *t)
+{
+    int world, host_key;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world);
+    PMPI_Allreduce(&world, &host_key, 1, MPI_INT, MPI_MIN, t->host_comm);
+    int key[2] = {host_key, t->cfg.node_pattern_len ? virtual_node(&t->cfg, world) : 0};
+    int *keys = malloc(2 * (size_t)t->size * sizeof *keys);
+    t->node_of = malloc((size_t)t->size * sizeof(int));
+    t->local_of = malloc((size_t)t->size * sizeof(int));
+    t->host_of = malloc((size_t)t->size * sizeof(int));
+    t->node_first = calloc((size_t)t->size + 1, sizeof(int));
+    t->node_ranks = malloc((size_t)t->size * sizeof(int));
+    if (!keys || !t->node_of || !t->local_of || !t->host_of || !t->node_first || !t->node_ranks) {
+        free(keys);
+        return MPI_ERR_NO_MEM;
+    }
+    int rc = PMPI_Allgather(key, 2, MPI_INT, keys, 2, MPI_INT, t->comm);
+    if (rc != MPI_SUCCESS) {
+        free(keys);
+        return rc;
+    }
+    t->nnodes = 0;
+    int host_count = 0;
+    for (int r = 0; r < t->size; r++) {
+        int n = -1;
+        for (int q = 0; q < r && n < 0; q++)
+            if (keys[2 * q] == keys[2 * r] && keys[2 * q + 1] == keys[2 * r + 1])
+                n = t->node_of[q];
+        t->node_of[r] = n >= 0 ? n : t->nnodes++;
+        t->local_of[r] = t->node_first[t->node_of[r]]++; /* count so far */
+        /* Host index = order among my host's ranks by communicator rank,
+         * which is host_comm's order (split with key = rank). */
+        t->host_of[r] = keys[2 * r] == host_key ? host_count++ : -1;
+    }
+    free(keys);
+    /* node_first holds counts; turn them into offsets. */
+    int off = 0;
+    t->ppn_max = 0;
+    for (int n = 0; n < t->nnodes; n++) {
+        int cnt = t->node_first[n];
+        t->node_first[n] = off;
+        off += cnt;
+        if (cnt > t->ppn_max)
+            t->ppn_max = cnt;
+    }
+    t->node_first[t->nnodes] = off;
+    for (int r = 0; r < t->size; r++)
+        t->node_ranks[t->node_first[t->node_of[r]] + t->local_of[r]] = r;
+    t->node = t->node_of[t->rank];
+    t->local_rank = t->local_of[t->rank];
+    t->local_size = t->node_first[t->node + 1] - t->node_first[t->node];
+    return MPI_SUCCESS;
+}
+
+static int make_comms(pacoll_team_t *t)
+{
+    int rc = PMPI_Comm_split(t->comm, t->node, t->local_rank, &t->node_comm);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_split(t->comm, t->local_rank == 0 ? 0 : MPI_UNDEFINED, t->node,
+                             &t->leader_comm);
+    return rc;
+}
+
+static int team_init(pacoll_team_t *t, MPI_Comm comm)
+{
+    t->user = comm;
+    t->node_comm = t->leader_comm = t->host_comm = MPI_COMM_NULL;
+    pc_config_read(&t->cfg);
+    for (int c = 0; c < PACOLL_NCOLL; c++)
+        t->comm_choice[c] = t->last_algo[c] = -1;
+    int rc = PMPI_Comm_dup(comm, &t->comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    PMPI_Comm_rank(t->comm, &t->rank);
+    PMPI_Comm_size(t->comm, &t->size);
+    rc = PMPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, t->rank, MPI_INFO_NULL, &t->host_comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    PMPI_Comm_rank(t->host_comm, &t->host_rank);
+    PMPI_Comm_size(t->host_comm, &t->host_size);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    t->oversubscribed = cores < 1 || t->host_size > cores;
+    rc = compute_layout(t);
+    if (rc == MPI_SUCCESS)
+        rc = make_comms(t);
+    if (rc == MPI_SUCCESS)
+        rc = pc_rma_create(t);
+    if (rc == MPI_SUCCESS)
+        rc = pc_shm_create(t);
+    if (rc == MPI_SUCCESS)
+        rc = pc_rules_load(t);
+    return rc;
+}
+
+static void free_comm(MPI_Comm *c)
+{
+    if (*c != MPI_COMM_NULL)
+        PMPI_Comm_free(c);
+}
+
+void pc_team_free(pacoll_team_t *t)
+{
+    if (!t)
+        return;
+    pc_rules_free(t);
+    pc_shm_free(t);
+    pc_rma_free(t);
+    free_comm(&t->leader_comm);
+    free_comm(&t->node_comm);
+    free_comm(&t->host_comm);
+    free_comm(&t->comm);
+    free(t->node_of);
+    free(t->local_of);
+    free(t->host_of);
+    free(t->node_first);
+    free(t->node_ranks);
+    free(t);
+}
+
+pacoll_team_t *pc_team_get(MPI_Comm comm, int *err)
+{
+    pacoll_team_t *t = NULL;
+    int flag = 0, keyval = pc_team_keyval();
+    *err = PMPI_Comm_get_attr(comm, keyval, &t, &flag);
+    if (*err != MPI_SUCCESS)
+        return NULL;
+    if (flag)
+        return t;
+    pc_context_t *ctx = pc_context_get(1);
+    t = calloc(1, sizeof *t);
+    if (!t || !ctx) {
+        free(t);
+        *err = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    *err = team_init(t, comm);
+    if (*err == MPI_SUCCESS)
+        *err = PMPI_Comm_set_attr(comm, keyval, t);
+    if (*err != MPI_SUCCESS) {
+        pc_log("could not set up pacoll on a communicator (MPI error %d)", *err);
+        pc_team_free(t);
+        return NULL;
+    }
+    pc_context_add_team(ctx, t);
+    if (t->cfg.verbose && t->rank == 0)
+        pc_log("team: %d ranks, %d nodes (largest %d), %d on this host, transport %s%s%s",
+               t->size, t->nnodes, t->ppn_max, t->host_size,
+               t->rma.have_shm ? "shm" : "", t->rma.have_shm && t->rma.have_win ? "+" : "",
+               t->rma.have_win ? "rma" : (t->rma.have_shm ? "" : "none"));
+    return t;
+}

@@ -1,0 +1,39 @@
+/*
+ * The one way pacoll waits.  Every poll loop in the library is written as
+ *
+ *     while (!condition) { rc = pc_wait_poll(&w, peer); if (rc) return rc; }
+ *
+ * pc_wait_poll spins, backs off, yields the core when ranks outnumber cores
+ * (oversubscribed tests would otherwise crawl), pokes MPI progress with
+ * MPI_Iprobe (passive-target RMA needs it on some MPIs, and under SMPI it is
+ * what lets simulated time move), and turns a hang into an error message
+ * naming the collective, the algorithm and the peer after PACOLL_TIMEOUT.
+ */
+#ifndef PACOLL_WAIT_H
+#define PACOLL_WAIT_H
+
+#include "core/internal.h"
+
+typedef struct pc_wait {
+    pacoll_team_t *team;
+    const char *what; /* "alltoall direct", for the timeout message */
+    double start;     /* wall time of the first poll, 0 before */
+    unsigned spins;
+} pc_wait_t;
+
+void pc_wait_init(pc_wait_t *w, pacoll_team_t *team, const char *what);
+/* One round of waiting for peer (-1: several).  MPI_SUCCESS, or an error
+ * after the deadline (the job is aborted then: a collective that gave up
+ * on one rank cannot be finished by the others). */
+int pc_wait_poll(pc_wait_t *w, int peer);
+
+#define PC_WAIT_UNTIL(w, cond, peer)                                                              \
+    do {                                                                                          \
+        while (!(cond)) {                                                                         \
+            int pc_wait_rc_ = pc_wait_poll((w), (peer));                                          \
+            if (pc_wait_rc_ != MPI_SUCCESS)                                                       \
+                return pc_wait_rc_;                                                               \
+        }                                                                                         \
+    } while (0)
+
+#endif

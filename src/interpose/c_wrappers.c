@@ -1,0 +1,57 @@
+/*
+ * PMPI interposition for C callers: why this file exists.
+ *
+ * An unchanged C (or C++) MPI program reaches pacoll through
+ * LD_PRELOAD=libpacoll_preload.so: the dynamic linker resolves the program's
+ * calls to MPI_Alltoall, MPI_Alltoallv, MPI_Allgather and MPI_Gather to the
+ * definitions below instead of the MPI library's.  Each one only forwards to
+ * the matching pacoll_* function, which decides per call whether one of its
+ * algorithms runs or the call goes to the MPI library through PMPI_* (the
+ * profiling names, which these wrappers never shadow).
+ *
+ * This file is compiled into libpacoll_preload.so only (the build defines
+ * PACOLL_PRELOAD=1 there): libpacoll.so must not define MPI_* names, or a
+ * program that links it for pacoll_* would lose the MPI library's own
+ * collectives.  The library builds with hidden visibility, so every wrapper
+ * is exported explicitly.  The signatures are MPI-3's (const input buffers
+ * and arrays), as Open MPI's, MPICH's and SimGrid SMPI's mpi.h declare them.
+ * MPI_Finalize is not here: the library core defines it (statistics, then
+ * PMPI_Finalize).  Fortran callers need their own entry points: fortran.c.
+ */
+#include <mpi.h>
+
+#include "pacoll.h"
+
+#define PACOLL_INTERPOSE_EXPORT __attribute__((visibility("default")))
+
+PACOLL_INTERPOSE_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount,
+                                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                         MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return pacoll_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+PACOLL_INTERPOSE_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
+                                          const int sdispls[], MPI_Datatype sendtype,
+                                          void *recvbuf, const int recvcounts[],
+                                          const int rdispls[], MPI_Datatype recvtype,
+                                          MPI_Comm comm)
+{
+    return pacoll_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                            rdispls, recvtype, comm);
+}
+
+PACOLL_INTERPOSE_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount,
+                                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                          MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return pacoll_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+PACOLL_INTERPOSE_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                       void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                       int root, MPI_Comm comm)
+{
+    return pacoll_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                         comm);
+}

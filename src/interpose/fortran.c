@@ -1,0 +1,238 @@
+/*
+ * PMPI interposition for Fortran callers: why this file exists.
+ *
+ * Open MPI's Fortran bindings (mpif.h, `use mpi`, `use mpi_f08`) call PMPI_*
+ * directly, so the C wrappers in c_wrappers.c never see a Fortran program's
+ * collectives.  To route an unchanged Fortran program through pacoll under
+ * LD_PRELOAD we define the Fortran entry points themselves, ahead of the MPI
+ * library's in the dynamic linker's search order:
+ *
+ *   mpif.h and `use mpi`:  mpi_alltoall_ (gfortran, ifort, flang), plus the
+ *                          other manglings mpi_alltoall, mpi_alltoall__ and
+ *                          MPI_ALLTOALL, for alltoall, alltoallv, allgather,
+ *                          gather and finalize;
+ *   `use mpi_f08` (Open MPI 4.x): mpi_alltoall_f08_ and friends, which take
+ *                          the same arguments (a TYPE(MPI_Comm) is one INTEGER,
+ *                          passed by reference; ierror is OPTIONAL, so it may
+ *                          be NULL).
+ *
+ * Each entry converts Fortran to C (handles with MPI_Comm_f2c/MPI_Type_f2c,
+ * INTEGER to int, the Fortran MPI_IN_PLACE and MPI_BOTTOM to the C ones),
+ * calls pacoll_* (which hands what it does not handle to PMPI) and stores the
+ * error code in ierr.  mpi_finalize_ calls the C MPI_Finalize, so the library
+ * core's finalize hook (statistics) runs for Fortran programs too.
+ *
+ * The Fortran MPI_IN_PLACE and MPI_BOTTOM are variables whose *address* is the
+ * sentinel.  Open MPI: common blocks mpi_fortran_in_place_ / mpi_fortran_bottom_
+ * (one name per mangling convention; libmpi defines them, and the dynamic
+ * linker binds every reference to one copy).  MPICH: pointers MPIR_F_MPI_IN_PLACE
+ * and MPIR_F_MPI_BOTTOM that its Fortran MPI_Init fills in.  All are weak
+ * references here, so the library loads with either MPI and with none of them.
+ *
+ * Under SimGrid SMPI there is no Fortran interposition (SMPI programs are not
+ * reached by LD_PRELOAD): the file compiles to nothing there.
+ */
+#include <mpi.h>
+
+#if defined(SMPI_H) || defined(SMPI_HELPERS_H) || defined(PACOLL_SMPI) || \
+    defined(PACOLL_NO_FORTRAN)
+
+typedef int pacoll_fortran_interpose_disabled; /* ISO C forbids an empty file */
+
+#else
+
+#include <stdlib.h>
+
+#include "pacoll.h"
+
+#define PACOLL_F_EXPORT __attribute__((visibility("default")))
+#define PACOLL_F_ALIAS(impl) __attribute__((alias(#impl)))
+#define PACOLL_F_WEAK __attribute__((weak))
+
+/* ---- the Fortran sentinels (weak: each MPI defines only its own) ---- */
+
+/* Open MPI: common blocks, one symbol per Fortran mangling convention. */
+extern MPI_Fint mpi_fortran_in_place PACOLL_F_WEAK;
+extern MPI_Fint mpi_fortran_in_place_ PACOLL_F_WEAK;
+extern MPI_Fint mpi_fortran_in_place__ PACOLL_F_WEAK;
+extern MPI_Fint MPI_FORTRAN_IN_PLACE PACOLL_F_WEAK;
+extern MPI_Fint mpi_fortran_bottom PACOLL_F_WEAK;
+extern MPI_Fint mpi_fortran_bottom_ PACOLL_F_WEAK;
+extern MPI_Fint mpi_fortran_bottom__ PACOLL_F_WEAK;
+extern MPI_Fint MPI_FORTRAN_BOTTOM PACOLL_F_WEAK;
+/* MPICH: addresses recorded by its Fortran MPI_Init. */
+extern void *MPIR_F_MPI_IN_PLACE PACOLL_F_WEAK;
+extern void *MPIR_F_MPI_BOTTOM PACOLL_F_WEAK;
+
+/* The value of a weak pointer variable, or NULL when no library defines it. */
+static const void *weak_pointer_value(void *const *var)
+{
+    return var != NULL ? *var : NULL;
+}
+
+static int is_fortran_in_place(const void *buf)
+{
+    if (buf == NULL)
+        return 0;
+    return buf == (const void *)&mpi_fortran_in_place_ ||
+           buf == (const void *)&mpi_fortran_in_place ||
+           buf == (const void *)&mpi_fortran_in_place__ ||
+           buf == (const void *)&MPI_FORTRAN_IN_PLACE ||
+           buf == weak_pointer_value(&MPIR_F_MPI_IN_PLACE);
+}
+
+static int is_fortran_bottom(const void *buf)
+{
+    if (buf == NULL)
+        return 0;
+    return buf == (const void *)&mpi_fortran_bottom_ ||
+           buf == (const void *)&mpi_fortran_bottom ||
+           buf == (const void *)&mpi_fortran_bottom__ ||
+           buf == (const void *)&MPI_FORTRAN_BOTTOM ||
+           buf == weak_pointer_value(&MPIR_F_MPI_BOTTOM);
+}
+
+/* A send buffer: Fortran MPI_IN_PLACE or MPI_BOTTOM become the C ones. */
+static const void *f2c_sendbuf(const void *buf)
+{
+    if (is_fortran_in_place(buf))
+        return MPI_IN_PLACE;
+    if (is_fortran_bottom(buf))
+        return MPI_BOTTOM;
+    return buf;
+}
+
+/* A receive buffer: only MPI_BOTTOM is meaningful there. */
+static void *f2c_recvbuf(void *buf)
+{
+    return is_fortran_bottom(buf) ? MPI_BOTTOM : buf;
+}
+
+static void set_ierr(MPI_Fint *ierr, int rc)
+{
+    if (ierr != NULL) /* OPTIONAL in mpi_f08 */
+        *ierr = (MPI_Fint)rc;
+}
+
+/* ---- INTEGER arrays (alltoallv counts and displacements) ---- */
+
+/* Entries in a per-peer array of comm: the remote group for an
+ * intercommunicator.  0 when comm is not valid (pacoll then reports it). */
+static int peer_array_length(MPI_Comm comm)
+{
+    int inter = 0, n = 0;
+    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        return 0;
+    if ((inter ? PMPI_Comm_remote_size(comm, &n) : PMPI_Comm_size(comm, &n)) != MPI_SUCCESS)
+        return 0;
+    return n;
+}
+
+/* The int view of a Fortran INTEGER array: the array itself when MPI_Fint is
+ * int (every LP64 MPI build), else a malloc'd copy stored in *copy, which the
+ * caller frees.  NULL when the copy could not be made. */
+static const int *f2c_int_array(const MPI_Fint *f, int n, int **copy)
+{
+    *copy = NULL;
+    if (sizeof(MPI_Fint) == sizeof(int) || f == NULL)
+        return (const int *)(const void *)f;
+    if (n <= 0)
+        return NULL;
+    *copy = malloc((size_t)n * sizeof(int));
+    if (*copy == NULL)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        (*copy)[i] = (int)f[i];
+    return *copy;
+}
+
+/* ---- the implementations (one per collective, all manglings alias them) ---- */
+
+static void f_alltoall(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype,
+                       void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype,
+                       const MPI_Fint *comm, MPI_Fint *ierr)
+{
+    int rc = pacoll_alltoall(f2c_sendbuf(sendbuf), (int)*sendcount, MPI_Type_f2c(*sendtype),
+                             f2c_recvbuf(recvbuf), (int)*recvcount, MPI_Type_f2c(*recvtype),
+                             MPI_Comm_f2c(*comm));
+    set_ierr(ierr, rc);
+}
+
+static void f_alltoallv(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls,
+                        const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts,
+                        const MPI_Fint *rdispls, const MPI_Fint *recvtype, const MPI_Fint *comm,
+                        MPI_Fint *ierr)
+{
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+    int n = sizeof(MPI_Fint) == sizeof(int) ? 0 : peer_array_length(c_comm);
+    int *copies[4];
+    const int *scounts = f2c_int_array(sendcounts, n, &copies[0]);
+    const int *sdisp = f2c_int_array(sdispls, n, &copies[1]);
+    const int *rcounts = f2c_int_array(recvcounts, n, &copies[2]);
+    const int *rdisp = f2c_int_array(rdispls, n, &copies[3]);
+    int rc = pacoll_alltoallv(f2c_sendbuf(sendbuf), scounts, sdisp, MPI_Type_f2c(*sendtype),
+                              f2c_recvbuf(recvbuf), rcounts, rdisp, MPI_Type_f2c(*recvtype),
+                              c_comm);
+    for (int i = 0; i < 4; i++)
+        free(copies[i]);
+    set_ierr(ierr, rc);
+}
+
+static void f_allgather(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype,
+                        void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype,
+                        const MPI_Fint *comm, MPI_Fint *ierr)
+{
+    int rc = pacoll_allgather(f2c_sendbuf(sendbuf), (int)*sendcount, MPI_Type_f2c(*sendtype),
+                              f2c_recvbuf(recvbuf), (int)*recvcount, MPI_Type_f2c(*recvtype),
+                              MPI_Comm_f2c(*comm));
+    set_ierr(ierr, rc);
+}
+
+static void f_gather(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype,
+                     void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype,
+                     const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *ierr)
+{
+    int rc = pacoll_gather(f2c_sendbuf(sendbuf), (int)*sendcount, MPI_Type_f2c(*sendtype),
+                           f2c_recvbuf(recvbuf), (int)*recvcount, MPI_Type_f2c(*recvtype),
+                           (int)*root, MPI_Comm_f2c(*comm));
+    set_ierr(ierr, rc);
+}
+
+/* Through the C MPI_Finalize, which the library core defines (statistics,
+ * then PMPI_Finalize); Open MPI's own mpi_finalize_ would skip it. */
+static void f_finalize(MPI_Fint *ierr)
+{
+    set_ierr(ierr, MPI_Finalize());
+}
+
+/* ---- the exported names ---- */
+
+#define PACOLL_ALLTOALL_PARAMS                                                                   \
+    (const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, \
+     const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *ierr)
+#define PACOLL_ALLTOALLV_PARAMS                                                             \
+    (const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls,              \
+     const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts,                   \
+     const MPI_Fint *rdispls, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *ierr)
+#define PACOLL_GATHER_PARAMS                                                                     \
+    (const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, \
+     const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *root,                 \
+     const MPI_Fint *comm, MPI_Fint *ierr)
+#define PACOLL_FINALIZE_PARAMS (MPI_Fint *ierr)
+
+/* The four Fortran 77 manglings of one routine, plus Open MPI's mpi_f08 name
+ * (gfortran's mangling of the module's specific procedure MPI_Xxx_f08). */
+#define PACOLL_F_NAMES(lower, upper, impl, params)                                   \
+    PACOLL_F_EXPORT void lower params PACOLL_F_ALIAS(impl);                          \
+    PACOLL_F_EXPORT void lower##_ params PACOLL_F_ALIAS(impl);                       \
+    PACOLL_F_EXPORT void lower##__ params PACOLL_F_ALIAS(impl);                      \
+    PACOLL_F_EXPORT void upper params PACOLL_F_ALIAS(impl);                          \
+    PACOLL_F_EXPORT void lower##_f08_ params PACOLL_F_ALIAS(impl)
+
+PACOLL_F_NAMES(mpi_alltoall, MPI_ALLTOALL, f_alltoall, PACOLL_ALLTOALL_PARAMS);
+PACOLL_F_NAMES(mpi_alltoallv, MPI_ALLTOALLV, f_alltoallv, PACOLL_ALLTOALLV_PARAMS);
+PACOLL_F_NAMES(mpi_allgather, MPI_ALLGATHER, f_allgather, PACOLL_ALLTOALL_PARAMS);
+PACOLL_F_NAMES(mpi_gather, MPI_GATHER, f_gather, PACOLL_GATHER_PARAMS);
+PACOLL_F_NAMES(mpi_finalize, MPI_FINALIZE, f_finalize, PACOLL_FINALIZE_PARAMS);
+
+#endif /* not SMPI */

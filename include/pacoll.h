@@ -107,6 +107,17 @@ int pacoll_coll_from_name(const char *name);
 /* ---- version ---- */
 const char *pacoll_version(void);
 
+/* ---- finalization ----
+ * pacoll frees its per-communicator state and prints PACOLL_STATS inside
+ * MPI_Finalize, which it intercepts (PMPI).  Under SimGrid SMPI a program's
+ * MPI_Finalize cannot be intercepted (the simulator's own symbol wins), so
+ * there this header routes MPI_Finalize to pacoll_mpi_finalize; define
+ * PACOLL_NO_FINALIZE_MACRO to prevent that. */
+int pacoll_mpi_finalize(void);
+#if defined(SMPI_HELPERS_H) && !defined(PACOLL_NO_FINALIZE_MACRO)
+#define MPI_Finalize pacoll_mpi_finalize
+#endif
+
 #ifdef __cplusplus
 }
 #endif

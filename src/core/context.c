@@ -11,6 +11,10 @@ static int team_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     PC_UNUSED(comm), PC_UNUSED(keyval), PC_UNUSED(extra);
     pacoll_team_t *t = attr;
+    if (t->orphaned) {
+        pc_team_free_local(t);
+        return MPI_SUCCESS;
+    }
     pc_context_t *ctx = pc_context_get(0);
     if (ctx)
         pc_context_remove_team(ctx, t);
@@ -29,7 +33,13 @@ static void context_free(pc_context_t *ctx)
 static int context_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     PC_UNUSED(comm), PC_UNUSED(keyval), PC_UNUSED(extra);
-    context_free(attr);
+    pc_context_t *ctx = attr;
+    /* Teams still alive here are being torn down by MPI_Finalize itself
+     * (pacoll's finalize did not run): other ranks may be gone, so their
+     * delete callbacks must not make collective calls. */
+    for (pacoll_team_t *t = ctx->teams; t; t = t->next)
+        t->orphaned = 1;
+    context_free(ctx);
     return MPI_SUCCESS;
 }
 

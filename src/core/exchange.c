@@ -77,6 +77,7 @@ static int receive_all(pc_call_t *c, const pc_layout_t *x)
                 continue;
             }
             got[src] = 1, left--;
+            pc_wait_new_condition(&c->w);
         }
         for (int i = 0; i < t->size && left > 0; i++)
             if (!got[i])

@@ -45,4 +45,9 @@ void pc_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * clock (the deadline of the wait layer is about real hangs). */
 double pc_wall_time(void);
 
+/* Under SMPI: this rank computes for `seconds` of simulated time (exactly:
+ * smpi_execute would scale by smpi/host-speed and drop short delays).
+ * Elsewhere: nothing. */
+void pc_sim_delay(double seconds);
+
 #endif

@@ -4,6 +4,11 @@
 
 #include "core/internal.h"
 
+#if PACOLL_UNDER_SMPI
+#include <simgrid/host.h>
+#include <smpi/smpi.h>
+#endif
+
 void pc_log(const char *fmt, ...)
 {
     char line[PC_MSG_LEN + 64];
@@ -27,4 +32,14 @@ double pc_wall_time(void)
     /* The parentheses stop SMPI's clock_gettime macro: this is real time. */
     (clock_gettime)(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void pc_sim_delay(double seconds)
+{
+#if PACOLL_UNDER_SMPI
+    if (seconds > 0)
+        smpi_execute_flops(seconds * sg_host_get_speed(sg_host_self()));
+#else
+    PC_UNUSED(seconds);
+#endif
 }

@@ -12,6 +12,8 @@
 #define PC_PUT_CHUNK ((size_t)1 << 30)
 /* Pieces of a striped put are at least this big (multirail §3.2). */
 #define PC_STRIPE_MIN 1024
+/* Modelled memcpy bandwidth under SMPI (bytes/s). */
+#define PC_SIM_COPY_BW 10e9
 
 /* ---------------------------------------------------------------- flags */
 
@@ -66,11 +68,9 @@ void pc_copy(void *dst, const void *src, size_t n)
     if (n == 0 || dst == src)
         return;
     memcpy(dst, src, n);
-#if PACOLL_UNDER_SMPI
-    /* SMPI charges real CPU time only at the next MPI call and noisily:
-     * charge a modelled copy instead (bandwidth of one core's memcpy). */
-    smpi_execute((double)n / 10e9);
-#endif
+    /* SMPI charges real CPU time only at the next MPI call, and noisily:
+     * charge a modelled copy instead (one core's memcpy bandwidth). */
+    pc_sim_delay((double)n / PC_SIM_COPY_BW);
 }
 
 /* Single-copy write into another process on this host (the shared-memory
@@ -228,6 +228,7 @@ static int wait_slot_free(pc_call_t *c, int peer)
     uint64_t *kp = &c->t->rma.known_progress[peer];
     if (c->seq <= PC_GENS || *kp >= c->seq - PC_GENS)
         return MPI_SUCCESS;
+    pc_wait_new_condition(&c->w);
     for (;;) {
         int rc;
         uint64_t v = read_progress(c, peer, &rc);

@@ -139,6 +139,12 @@ void pc_rma_free(pacoll_team_t *t)
         PMPI_Win_free(&r->shm_win);
         r->have_shm = 0;
     }
+    pc_rma_free_local(t);
+}
+
+void pc_rma_free_local(pacoll_team_t *t)
+{
+    pc_rma_t *r = &t->rma;
     free(r->known_progress);
     free(r->zputs);
     free(r->pending);

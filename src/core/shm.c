@@ -29,7 +29,11 @@ static int allocate(pacoll_team_t *t, size_t capacity)
     pc_shm_t *s = &t->shm;
     s->flag_bytes = (size_t)(2 * t->local_size + t->nnodes) * PC_LINE;
     size_t total = s->flag_bytes + capacity;
-    MPI_Aint size = t->local_rank == 0 ? (MPI_Aint)total : 0;
+    int node_rank;
+    PMPI_Comm_rank(t->node_comm, &node_rank);
+    /* node_comm's rank 0 allocates (shared_query(0) below), whatever the
+     * order MPI gave node_comm. */
+    MPI_Aint size = node_rank == 0 ? (MPI_Aint)total : 0;
     void *mine;
     int rc = PMPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, t->node_comm, &mine, &s->win);
     if (rc != MPI_SUCCESS)
@@ -39,7 +43,7 @@ static int allocate(pacoll_team_t *t, size_t capacity)
     rc = PMPI_Win_shared_query(s->win, 0, &qsize, &qdisp, &s->base);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (t->local_rank == 0) {
+    if (node_rank == 0) {
         memset(s->base, 0, s->flag_bytes);
         /* Flags survive a regrow: operations already done stay done. */
         for (int i = 0; i < t->local_size; i++)

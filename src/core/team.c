@@ -41,7 +41,6 @@ static int compute_layout(pacoll_team_t *t)
         return rc;
     }
     t->nnodes = 0;
-    int host_count = 0;
     for (int r = 0; r < t->size; r++) {
         int n = -1;
         for (int q = 0; q < r && n < 0; q++)
@@ -49,11 +48,20 @@ static int compute_layout(pacoll_team_t *t)
                 n = t->node_of[q];
         t->node_of[r] = n >= 0 ? n : t->nnodes++;
         t->local_of[r] = t->node_first[t->node_of[r]]++; /* count so far */
-        /* Host index = order among my host's ranks by communicator rank,
-         * which is host_comm's order (split with key = rank). */
-        t->host_of[r] = keys[2 * r] == host_key ? host_count++ : -1;
+        t->host_of[r] = -1;
     }
     free(keys);
+    /* Where each rank of my host sits in host_comm (asked, not assumed:
+     * SMPI's split_type does not order by key). */
+    int *members = malloc((size_t)t->host_size * sizeof *members);
+    if (!members)
+        return MPI_ERR_NO_MEM;
+    rc = PMPI_Allgather(&t->rank, 1, MPI_INT, members, 1, MPI_INT, t->host_comm);
+    for (int h = 0; h < t->host_size && rc == MPI_SUCCESS; h++)
+        t->host_of[members[h]] = h;
+    free(members);
+    if (rc != MPI_SUCCESS)
+        return rc;
     /* node_first holds counts; turn them into offsets. */
     int off = 0;
     t->ppn_max = 0;
@@ -119,23 +127,34 @@ static void free_comm(MPI_Comm *c)
         PMPI_Comm_free(c);
 }
 
-void pc_team_free(pacoll_team_t *t)
+static void free_memory(pacoll_team_t *t)
 {
-    if (!t)
-        return;
     pc_rules_free(t);
-    pc_shm_free(t);
-    pc_rma_free(t);
-    free_comm(&t->leader_comm);
-    free_comm(&t->node_comm);
-    free_comm(&t->host_comm);
-    free_comm(&t->comm);
     free(t->node_of);
     free(t->local_of);
     free(t->host_of);
     free(t->node_first);
     free(t->node_ranks);
     free(t);
+}
+
+void pc_team_free(pacoll_team_t *t)
+{
+    if (!t)
+        return;
+    pc_shm_free(t);
+    pc_rma_free(t);
+    free_comm(&t->leader_comm);
+    free_comm(&t->node_comm);
+    free_comm(&t->host_comm);
+    free_comm(&t->comm);
+    free_memory(t);
+}
+
+void pc_team_free_local(pacoll_team_t *t)
+{
+    pc_rma_free_local(t);
+    free_memory(t);
 }
 
 pacoll_team_t *pc_team_get(MPI_Comm comm, int *err)

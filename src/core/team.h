@@ -50,6 +50,7 @@ struct pacoll_team {
     pc_stat_t stats[PC_MAX_ALGOS];
     void *rules;       /* parsed selection rules (select.c) */
     struct pacoll_team *next; /* the context's list of live teams */
+    int orphaned; /* MPI is tearing down without pacoll's finalize: free locally */
 };
 
 /* The team of comm, made on first use (collective over comm then).  On
@@ -57,6 +58,9 @@ struct pacoll_team {
 pacoll_team_t *pc_team_get(MPI_Comm comm, int *err);
 /* Frees a team (collective over its communicator). */
 void pc_team_free(pacoll_team_t *team);
+/* Frees only this process's memory (no MPI calls): for teams orphaned by
+ * MPI's own finalization. */
+void pc_team_free_local(pacoll_team_t *team);
 
 /* True when rank r of the team shares memory with this process. */
 static inline int pc_team_same_host(const pacoll_team_t *t, int r) { return t->host_of[r] >= 0; }

@@ -17,6 +17,7 @@ void pc_wait_init(pc_wait_t *w, pacoll_team_t *team, const char *what)
     w->team = team;
     w->what = what;
     w->start = 0;
+    w->sim_start = 0;
     w->spins = 0;
 }
 
@@ -50,11 +51,31 @@ static int deadline_passed(pc_wait_t *w, int peer)
     return 1;
 }
 
+/* Under SMPI every poll is a context switch that moves simulated time by
+ * only smpi/iprobe (10 ns): a 100 us wait would take 10^4 polls per rank.
+ * Sleeping a simulated 1/32 of the time waited so far bounds the polls by
+ * 32 ln(wait / 10 ns) and the detection error by 3% of the wait (at most
+ * PC_SIM_BACKOFF_MAX). */
+#define PC_SIM_BACKOFF_MAX 1e-6
+
+static void sim_backoff(pc_wait_t *w)
+{
+    double now = PMPI_Wtime();
+    if (w->sim_start == 0) {
+        w->sim_start = now;
+        return;
+    }
+    double d = (now - w->sim_start) / 32;
+    pc_sim_delay(d < PC_SIM_BACKOFF_MAX ? d : PC_SIM_BACKOFF_MAX);
+}
+
 int pc_wait_poll(pc_wait_t *w, int peer)
 {
     pacoll_team_t *t = w->team;
     w->spins++;
     poke_progress(t);
+    if (PACOLL_UNDER_SMPI)
+        sim_backoff(w);
     if (!PACOLL_UNDER_SMPI && (t->oversubscribed || w->spins > PC_SPINS_BEFORE_YIELD))
         sched_yield();
     if (w->spins % PC_DEADLINE_EVERY == 1 && deadline_passed(w, peer)) {

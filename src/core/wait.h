@@ -18,6 +18,7 @@ typedef struct pc_wait {
     pacoll_team_t *team;
     const char *what; /* "alltoall direct", for the timeout message */
     double start;     /* wall time of the first poll, 0 before */
+    double sim_start; /* SMPI: simulated time of the first poll */
     unsigned spins;
 } pc_wait_t;
 
@@ -27,8 +28,12 @@ void pc_wait_init(pc_wait_t *w, pacoll_team_t *team, const char *what);
  * on one rank cannot be finished by the others). */
 int pc_wait_poll(pc_wait_t *w, int peer);
 
+/* A new condition to wait for: restarts the SMPI back-off. */
+static inline void pc_wait_new_condition(pc_wait_t *w) { w->sim_start = 0; }
+
 #define PC_WAIT_UNTIL(w, cond, peer)                                                              \
     do {                                                                                          \
+        pc_wait_new_condition(w);                                                                 \
         while (!(cond)) {                                                                         \
             int pc_wait_rc_ = pc_wait_poll((w), (peer));                                          \
             if (pc_wait_rc_ != MPI_SUCCESS)                                                       \

@@ -154,6 +154,22 @@ static void test_gather(int count, int root, int in_place)
     free(rbuf);
 }
 
+/* An invalid root under MPI_ERRORS_RETURN: the call must return an error
+ * code (as MPI does) and the job must go on. */
+static void test_error_returned(void)
+{
+    int one = rank, all[1];
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    if (MPI_Gather(&one, 1, MPI_INT, all, 1, MPI_INT, nprocs, dup) == MPI_SUCCESS) {
+        fprintf(stderr, "interpose-c: rank %d: MPI_Gather with an invalid root succeeded\n",
+                rank);
+        errors++;
+    }
+    MPI_Comm_free(&dup);
+}
+
 /* Doubles on a split communicator: another datatype, another team. */
 static void test_split_allgather(void)
 {
@@ -193,6 +209,7 @@ int main(int argc, char **argv)
         test_alltoallv(counts[c]);
     }
     test_split_allgather();
+    test_error_returned();
 
     long total = 0;
     MPI_Allreduce(&errors, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);

@@ -143,21 +143,30 @@ static const char *needs_str(unsigned needs, char *buf, size_t len)
 void bench_print_list(FILE *f, int have_coll, pacoll_coll_t coll)
 {
     int n = pacoll_algorithm_count();
-    fprintf(f, "%-20s %-10s %-16s %-28s %s\n", "# name", "collective", "needs", "source",
-            "summary");
+    fprintf(f, "%-16s %-10s %-14s %s\n%-16s %s\n", "# name", "collective", "needs", "summary", "#",
+            "source");
     for (int c = 0; c < PACOLL_NCOLL; c++) {
         if (have_coll && (pacoll_coll_t)c != coll)
             continue;
-        fprintf(f, "%-20s %-10s %-16s %-28s %s\n", "native", coll_names[c], "-", "MPI library",
-                "the MPI library's own collective (PMPI)");
+        int has_native = 0;
+        for (int i = 0; i < n; i++) {
+            pacoll_algo_info_t info;
+            if (pacoll_algorithm_info(i, &info) == MPI_SUCCESS && info.coll == (pacoll_coll_t)c &&
+                info.name && !strcmp(info.name, "native"))
+                has_native = 1;
+        }
+        if (!has_native)
+            fprintf(f, "%-16s %-10s %-14s %s\n%-16s %s\n", "native", coll_names[c], "-",
+                    "the MPI library's own collective (PMPI)", "", "MPI library");
         for (int i = 0; i < n; i++) {
             pacoll_algo_info_t info;
             char nb[64];
             if (pacoll_algorithm_info(i, &info) != MPI_SUCCESS || info.coll != (pacoll_coll_t)c)
                 continue;
-            fprintf(f, "%-20s %-10s %-16s %-28s %s\n", info.name ? info.name : "?", coll_names[c],
-                    needs_str(info.needs, nb, sizeof nb), info.source ? info.source : "",
-                    info.summary ? info.summary : "");
+            fprintf(f, "%-16s %-10s %-14s %s\n%-16s %s\n", info.name ? info.name : "?",
+                    coll_names[c], needs_str(info.needs, nb, sizeof nb),
+                    info.summary ? info.summary : "", "",
+                    info.source && info.source[0] ? info.source : "-");
         }
     }
 }

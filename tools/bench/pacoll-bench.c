@@ -124,6 +124,12 @@ static double draw_delay(bench_ctx_t *c, bench_rng_t *mine, bench_rng_t *shared,
     }
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* ---- T(m): one-way time of one m-byte message, rank 0 <-> peer ---- */
 static double measure_tm(bench_ctx_t *c, size_t m)
 {
@@ -140,14 +146,17 @@ static double measure_tm(bench_ctx_t *c, size_t m)
     memset(buf, 0x5a, m ? m : 1);
     PMPI_Barrier(c->comm);
     if (c->rank == 0) {
-        double t0 = 0;
+        /* the median round trip: robust to a descheduled rank (oversubscription) */
+        double rtt[100];
         for (long i = 0; i < warm + reps; i++) {
-            if (i == warm)
-                t0 = MPI_Wtime();
+            double t0 = MPI_Wtime();
             PMPI_Send(buf, cnt, MPI_BYTE, peer, TAG_PINGPONG, c->comm);
             PMPI_Recv(buf, cnt, MPI_BYTE, peer, TAG_PINGPONG, c->comm, MPI_STATUS_IGNORE);
+            if (i >= warm)
+                rtt[i - warm] = MPI_Wtime() - t0;
         }
-        tm = (MPI_Wtime() - t0) / (2.0 * (double)reps);
+        qsort(rtt, (size_t)reps, sizeof(double), cmp_double);
+        tm = (reps % 2 ? rtt[reps / 2] : 0.5 * (rtt[reps / 2 - 1] + rtt[reps / 2])) / 2.0;
     } else if (c->rank == peer) {
         for (long i = 0; i < warm + reps; i++) {
             PMPI_Recv(buf, cnt, MPI_BYTE, 0, TAG_PINGPONG, c->comm, MPI_STATUS_IGNORE);

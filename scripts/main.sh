@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The main job: install what is missing, build pacoll (release, for real MPI
+# and for SimGrid SMPI), and run the showcase benchmark:
+#   1. real ranks: pacoll against this machine's Open MPI, 2 ranks side by side;
+#   2. a simulated cluster (SMPI): 4 nodes x 4 cores, InfiniBand-DDR-like (the
+#      pap-aware paper's testbed), 16 ranks, without and with arrival skew.
+# Every table is printed and saved, with its JSON, under results/showcase/.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+"$here/scripts/install-deps.sh"
+. "$here/scripts/env.sh"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+echo "==== building (build/release, build/release-smpi)"
+cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DPACOLL_BUILD_TESTS=OFF >/dev/null
+cmake --build build/release -j "$jobs" >/dev/null
+cmake -S . -B build/release-smpi -DCMAKE_BUILD_TYPE=Release -DPACOLL_SMPI=ON -DPACOLL_BUILD_TESTS=OFF >/dev/null
+cmake --build build/release-smpi -j "$jobs" >/dev/null
+
+out="$here/results/showcase"
+mkdir -p "$out"
+bench="$here/build/release/pacoll-bench"
+sbench="$here/build/release-smpi/pacoll-bench"
+plat="$here/sim/platforms/pap_aware_4x4.xml"
+hosts="$here/sim/platforms/pap_aware_4x4.hosts"
+smpi=(smpirun -np 16 -platform "$plat" -hostfile "$hosts"
+      --cfg=smpi/iprobe:1e-8 --cfg=smpi/test:1e-8 --cfg=smpi/grow-injected-times:no
+      --cfg=smpi/simulate-computation:no --log=root.thresh:error)
+
+run() { # name, command...
+  local name=$1; shift
+  echo
+  echo "==== $name"
+  echo "\$ $*" | tee "$out/$name.txt"
+  "$@" --json "$out/$name.json" 2>&1 | tee -a "$out/$name.txt"
+}
+
+run real-alltoall mpirun -np 2 "$bench" alltoall --algos native,direct --sizes 8:65536 --repeat 3 --check
+run real-allgather mpirun -np 2 "$bench" allgather --algos native,direct --sizes 8:65536 --repeat 3 --check
+(cd "$out" && run smpi16-alltoall "${smpi[@]}" "$sbench" alltoall --algos native,direct --sizes 1:4096 --iters 20 --warmup 2)
+(cd "$out" && run smpi16-alltoall-mif32 "${smpi[@]}" "$sbench" alltoall --algos native,direct --sizes 1:4096 --iters 20 --warmup 2 --mif 32)
+rm -f "$out"/smpitmp-hostf*
+echo
+echo "main.sh: tables and JSON are in $out"

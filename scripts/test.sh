@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: installs what is missing, then builds
+# and tests pacoll three ways, each in its own build folder:
+#   ci    Debian's Open MPI, warnings as errors        (build/ci)
+#   asan  the same under AddressSanitizer + UBSan      (build/asan)
+#   smpi  SimGrid SMPI: 16- and 64-rank simulations    (build/smpi)
+# and prints each ctest summary, then one closing line "N passed, M failed".
+#
+#   scripts/test.sh                 everything
+#   scripts/test.sh --only smpi     one configuration (ci, asan or smpi)
+#   scripts/test.sh -R colls        extra arguments go to ctest
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+"$here/scripts/install-deps.sh" || { echo "test.sh: could not install dependencies"; exit 1; }
+. "$here/scripts/env.sh"
+
+only=""
+ctest_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --only) only="$2"; shift 2 ;;
+    *) ctest_args+=("$1"); shift ;;
+  esac
+done
+
+jobs=$(nproc 2>/dev/null || echo 2)
+total_pass=0 total_fail=0 status=0
+
+run_config() { # name, cmake options...
+  local name=$1; shift
+  [ -n "$only" ] && [ "$only" != "$name" ] && return 0
+  local dir="$here/build/$name" log
+  echo "==== $name: configure and build ($dir)"
+  mkdir -p "$dir"
+  if ! cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir.configure.log" 2>&1; then
+    cat "$dir.configure.log"; echo "test.sh: $name: configure failed"; status=1; total_fail=$((total_fail + 1)); return
+  fi
+  if ! cmake --build "$dir" -j "$jobs" >"$dir.build.log" 2>&1; then
+    tail -50 "$dir.build.log"; echo "test.sh: $name: build failed"; status=1; total_fail=$((total_fail + 1)); return
+  fi
+  echo "==== $name: ctest"
+  log="$dir.ctest.log"
+  (cd "$dir" && ctest -j "$jobs" --output-on-failure --timeout 600 "${ctest_args[@]}") 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  local line pass fail n
+  line=$(grep -E "tests passed, [0-9]+ tests failed out of [0-9]+" "$log" | tail -1)
+  if [ -n "$line" ]; then
+    fail=$(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\1/' <<<"$line")
+    n=$(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\2/' <<<"$line")
+    pass=$((n - fail))
+  else
+    pass=0; fail=1
+  fi
+  total_pass=$((total_pass + pass)); total_fail=$((total_fail + fail))
+  [ "$rc" -eq 0 ] && [ "$fail" -eq 0 ] || status=1
+}
+
+mkdir -p "$here/build"
+run_config ci -DPACOLL_WERROR=ON
+run_config asan -DPACOLL_ASAN=ON -DPACOLL_WERROR=ON
+run_config smpi -DPACOLL_SMPI=ON -DPACOLL_WERROR=ON
+
+echo
+echo "pacoll: $total_pass passed, $total_fail failed"
+exit $status

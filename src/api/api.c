@@ -125,8 +125,8 @@ static int dispatch(const pc_mpi_call_t *c, const char *site)
     if (!t)
         return pc_raise(c->comm, rc, 1, "%s: pacoll could not set up the communicator",
                         pacoll_coll_name(c->coll));
-    if (t->cfg.error)
-        return pc_raise(c->comm, t->cfg.error, 1, "%s", t->cfg.error_msg);
+    if (t->cfg.error) /* a bad setting: said loudly once per communicator */
+        return pc_raise(c->comm, t->cfg.error, !t->cfg.error_told++, "%s", t->cfg.error_msg);
     int idx;
     if ((rc = choose(c, t, site, &idx)) != MPI_SUCCESS)
         return rc;

@@ -32,6 +32,7 @@ typedef struct pc_config {
     char rules_path[512];       /* PACOLL_RULES, "" = embedded default */
     int error;                  /* MPI error class of the first bad value, or 0 */
     char error_msg[PC_MSG_LEN]; /* what was wrong, for the user */
+    int error_told;             /* the message was printed already */
 } pc_config_t;
 
 void pc_config_read(pc_config_t *cfg);

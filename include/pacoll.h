@@ -35,8 +35,10 @@ typedef enum pacoll_coll {
     PACOLL_NCOLL = 4
 } pacoll_coll_t;
 
-/* What an algorithm needs to run; an algorithm whose needs a communicator
- * does not meet is not selected automatically, and forcing it is an error. */
+/* What an algorithm needs to run.  An algorithm whose needs a communicator
+ * does not meet is never selected automatically; one that is forced there
+ * (call site, communicator or environment) is handed to the MPI library
+ * instead, and PACOLL_VERBOSE=1 says so. */
 enum pacoll_needs {
     PACOLL_NEEDS_NOTHING = 0,
     PACOLL_NEEDS_RMA = 1u << 0,      /* the one-sided channel (windows) */

@@ -22,7 +22,8 @@ int pc_raise(MPI_Comm comm, int code, int always, const char *fmt, ...)
 {
     MPI_Comm on = comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm;
     const char *verbose = getenv("PACOLL_VERBOSE");
-    if (always || !handler_returns(on) || (verbose && strcmp(verbose, "0") != 0)) {
+    int returns = handler_returns(on);
+    if (always || !returns || (verbose && strcmp(verbose, "0") != 0)) {
         char msg[PC_MSG_LEN];
         va_list ap;
         va_start(ap, fmt);
@@ -30,7 +31,9 @@ int pc_raise(MPI_Comm comm, int code, int always, const char *fmt, ...)
         va_end(ap);
         pc_log("%s", msg);
     }
-    PMPI_Comm_call_errhandler(on, code);
+    /* MPI_ERRORS_RETURN needs no call (and SMPI 3.32 crashes in one). */
+    if (!returns)
+        PMPI_Comm_call_errhandler(on, code);
     return code;
 }
 
@@ -119,16 +122,42 @@ static void span(const void *buf, size_t count, MPI_Datatype dt, uintptr_t *lo, 
     *hi = count == 0 ? *lo : *lo + (uintptr_t)((MPI_Aint)(count - 1) * ext + text);
 }
 
+/* [lo, hi) of the bytes the blocks (counts, displs) of dt at buf touch. */
+static void span_v(const void *buf, const int *counts, const int *displs, int size,
+                   MPI_Datatype dt, uintptr_t *lo, uintptr_t *hi)
+{
+    MPI_Aint lb, ext;
+    PMPI_Type_get_extent(dt, &lb, &ext);
+    int first = 1;
+    *lo = *hi = 0;
+    for (int p = 0; p < size; p++) {
+        uintptr_t l, h;
+        if (counts[p] == 0)
+            continue;
+        span((const char *)buf + (MPI_Aint)displs[p] * ext, (size_t)counts[p], dt, &l, &h);
+        if (first || l < *lo)
+            *lo = l;
+        if (first || h > *hi)
+            *hi = h;
+        first = 0;
+    }
+}
+
 static int check_alias(const pc_mpi_call_t *c, int size, int rank)
 {
-    if (c->sendbuf == MPI_IN_PLACE || c->coll == PACOLL_ALLTOALLV)
+    if (c->sendbuf == MPI_IN_PLACE)
         return MPI_SUCCESS;
     if (c->coll == PACOLL_GATHER && rank != c->root)
         return MPI_SUCCESS;
     uintptr_t slo, shi, rlo, rhi;
-    size_t sblocks = c->coll == PACOLL_ALLTOALL ? (size_t)size : 1;
-    span(c->sendbuf, (size_t)c->sendcount * sblocks, c->sendtype, &slo, &shi);
-    span(c->recvbuf, (size_t)c->recvcount * (size_t)size, c->recvtype, &rlo, &rhi);
+    if (c->coll == PACOLL_ALLTOALLV) {
+        span_v(c->sendbuf, c->sendcounts, c->sdispls, size, c->sendtype, &slo, &shi);
+        span_v(c->recvbuf, c->recvcounts, c->rdispls, size, c->recvtype, &rlo, &rhi);
+    } else {
+        size_t sblocks = c->coll == PACOLL_ALLTOALL ? (size_t)size : 1;
+        span(c->sendbuf, (size_t)c->sendcount * sblocks, c->sendtype, &slo, &shi);
+        span(c->recvbuf, (size_t)c->recvcount * (size_t)size, c->recvtype, &rlo, &rhi);
+    }
     if (slo < shi && rlo < rhi && slo < rhi && rlo < shi)
         return pc_raise(c->comm, MPI_ERR_BUFFER, 0,
                         "%s: the send and receive buffers overlap; use MPI_IN_PLACE",
@@ -160,8 +189,11 @@ int pc_check_call(const pc_mpi_call_t *c)
                         c->root, size);
     if ((rc = check_in_place(c, rank)) != MPI_SUCCESS)
         return rc;
-    if (c->coll == PACOLL_ALLTOALLV)
-        return check_v(c, size, rank);
+    if (c->coll == PACOLL_ALLTOALLV) {
+        if ((rc = check_v(c, size, rank)) != MPI_SUCCESS)
+            return rc;
+        return check_alias(c, size, rank);
+    }
     int recv_matters = c->coll != PACOLL_GATHER || rank == c->root;
     if (c->sendbuf != MPI_IN_PLACE) {
         if ((rc = check_count(c, c->sendcount, "sendcount")) != MPI_SUCCESS ||

@@ -8,8 +8,10 @@
  * buffers, so attached ranges are kept and a later call whose buffer lies
  * inside one skips the attach (rdma-allgather §4.1, "one registration per
  * call").  Overlapping attachments are not allowed, so a new range that
- * overlaps old ones replaces them.  At most PC_REGCACHE_SLOTS ranges stay
- * attached, the least recently used one is detached first.
+ * overlaps old ones replaces them.  At most PC_REGCACHE_MAX ranges stay
+ * attached, the least recently used one is detached first.  SMPI 3.32's
+ * dynamic windows remember only the size of the last attached region and
+ * check every put against it, so there the cache holds one region.
  *
  * PACOLL_REGCACHE=0 attaches for one call only (for programs that free and
  * re-map memory under the MPI library's feet).
@@ -52,7 +54,7 @@ int pc_regcache_register(pacoll_team_t *t, void *buf, size_t len)
     for (int i = rc->n - 1; i >= 0; i--)
         if (overlaps(&rc->ent[i], b, len))
             detach(t, i), rc->evictions++;
-    if (rc->n == PC_REGCACHE_SLOTS) {
+    if (rc->n == PC_REGCACHE_MAX) {
         int lru = 0;
         for (int i = 1; i < rc->n; i++)
             if (rc->ent[i].last_use < rc->ent[lru].last_use)

@@ -48,6 +48,11 @@ typedef struct pc_regent { /* a buffer attached to the dynamic window */
 /* Open MPI 4.1's osc/ucx breaks at 32 attached regions (measured): stay
  * well below. */
 #define PC_REGCACHE_SLOTS 16
+#if PACOLL_UNDER_SMPI
+#define PC_REGCACHE_MAX 1
+#else
+#define PC_REGCACHE_MAX PC_REGCACHE_SLOTS
+#endif
 
 typedef struct pc_regcache {
     pc_regent_t ent[PC_REGCACHE_SLOTS];

@@ -98,10 +98,12 @@ int pc_direct_exchange(pacoll_team_t *t, const char *what, const pc_layout_t *x)
 {
     pc_call_t c;
     pc_call_begin(&c, t, what);
+    /* Advertise first: senders of zero-copy blocks wait for it.  Then copy
+     * my own block while their writes fly. */
+    int rc = expose_receives(&c, x);
     size_t own = x->recv_count(x, t->rank);
     if (own > 0 && x->a->rbuf)
         pc_copy(x->a->rbuf + x->recv_disp(x, t->rank), x->a->sbuf + x->send_disp(x, t->rank), own);
-    int rc = expose_receives(&c, x);
     if (rc == MPI_SUCCESS)
         rc = send_all(&c, x);
     if (rc == MPI_SUCCESS)

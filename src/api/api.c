@@ -31,7 +31,7 @@ static void say_once(pacoll_team_t *t, const char *fmt, const char *coll, const 
 {
     char msg[PC_MSG_LEN];
     pc_context_t *ctx = pc_context_get(0);
-    if (!(t ? t->cfg.verbose : getenv("PACOLL_VERBOSE") && strcmp(getenv("PACOLL_VERBOSE"), "0")))
+    if (!(t ? t->cfg.verbose : pc_env_verbose()))
         return;
     snprintf(msg, sizeof msg, fmt, coll, what);
     if (!ctx || pc_context_first_reason(ctx, msg))

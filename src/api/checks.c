@@ -21,9 +21,8 @@ static int handler_returns(MPI_Comm comm)
 int pc_raise(MPI_Comm comm, int code, int always, const char *fmt, ...)
 {
     MPI_Comm on = comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm;
-    const char *verbose = getenv("PACOLL_VERBOSE");
     int returns = handler_returns(on);
-    if (always || !returns || (verbose && strcmp(verbose, "0") != 0)) {
+    if (always || !returns || pc_env_verbose()) {
         char msg[PC_MSG_LEN];
         va_list ap;
         va_start(ap, fmt);

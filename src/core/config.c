@@ -70,18 +70,33 @@ static void read_long(pc_config_t *cfg, const char *var, long lo, long hi, int *
     *dst = (int)v;
 }
 
+/* 1 or 0 for a boolean setting, -1 if s is neither. */
+static int parse_bool(const char *s)
+{
+    if (!strcmp(s, "1") || !strcmp(s, "yes") || !strcmp(s, "true") || !strcmp(s, "on"))
+        return 1;
+    if (!strcmp(s, "0") || !strcmp(s, "no") || !strcmp(s, "false") || !strcmp(s, "off") ||
+        !strcmp(s, ""))
+        return 0;
+    return -1;
+}
+
 static void read_bool(pc_config_t *cfg, const char *var, int *dst)
 {
     const char *s = getenv(var);
     if (!s)
         return;
-    if (!strcmp(s, "1") || !strcmp(s, "yes") || !strcmp(s, "true") || !strcmp(s, "on"))
-        *dst = 1;
-    else if (!strcmp(s, "0") || !strcmp(s, "no") || !strcmp(s, "false") || !strcmp(s, "off") ||
-             !strcmp(s, ""))
-        *dst = 0;
-    else
+    int v = parse_bool(s);
+    if (v < 0)
         set_error(cfg, "%s='%s' is not valid: expected 1/yes/true/on or 0/no/false/off", var, s);
+    else
+        *dst = v;
+}
+
+int pc_env_verbose(void)
+{
+    const char *s = getenv("PACOLL_VERBOSE");
+    return s && parse_bool(s) == 1;
 }
 
 static void read_size(pc_config_t *cfg, const char *var, size_t lo, size_t *dst)

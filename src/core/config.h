@@ -36,6 +36,8 @@ typedef struct pc_config {
 } pc_config_t;
 
 void pc_config_read(pc_config_t *cfg);
+/* PACOLL_VERBOSE, where no team (and so no parsed configuration) exists. */
+int pc_env_verbose(void);
 
 /* Parses a strictly positive integer (no sign, no junk). 0 on success. */
 int pc_parse_long(const char *s, long lo, long hi, long *out);

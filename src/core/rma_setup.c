@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "core/rma.h"
+#include "core/shm.h"
 #include "core/team.h"
 
 #define PC_LINE 64
@@ -57,19 +58,10 @@ static int create_shm(pacoll_team_t *t)
     pc_rma_t *r = &t->rma;
     r->shm_slot = slot_size(&t->cfg, t->host_size);
     r->shm_box_bytes = box_bytes(t->host_size, r->shm_slot);
-    /* SMPI-NOTES: local rank 0 allocates all, the others pass 0. */
-    MPI_Aint size = t->host_rank == 0 ? (MPI_Aint)(r->shm_box_bytes * (size_t)t->host_size) : 0;
-    void *mine;
-    int rc = PMPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, t->host_comm, &mine, &r->shm_win);
+    int rc = pc_shared_window(t->host_comm, r->shm_box_bytes * (size_t)t->host_size, &r->shm_win,
+                              &r->shm_base);
     if (rc != MPI_SUCCESS)
         return rc;
-    MPI_Aint qsize;
-    int qdisp;
-    rc = PMPI_Win_shared_query(r->shm_win, 0, &qsize, &qdisp, &r->shm_base);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (t->host_rank == 0)
-        memset(r->shm_base, 0, r->shm_box_bytes * (size_t)t->host_size);
     r->have_shm = 1;
     r->cma = probe_cma(t);
     return PMPI_Barrier(t->host_comm);

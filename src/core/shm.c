@@ -24,27 +24,36 @@ static uint64_t *remote_flag(const pacoll_team_t *t, int n)
     return (uint64_t *)(t->shm.base + (size_t)(2 * t->local_size + n) * PC_LINE);
 }
 
-static int allocate(pacoll_team_t *t, size_t capacity)
+int pc_shared_window(MPI_Comm comm, size_t bytes, MPI_Win *win, char **base)
 {
-    pc_shm_t *s = &t->shm;
-    s->flag_bytes = (size_t)(2 * t->local_size + t->nnodes) * PC_LINE;
-    size_t total = s->flag_bytes + capacity;
-    int node_rank;
-    PMPI_Comm_rank(t->node_comm, &node_rank);
-    /* node_comm's rank 0 allocates (shared_query(0) below), whatever the
-     * order MPI gave node_comm. */
-    MPI_Aint size = node_rank == 0 ? (MPI_Aint)total : 0;
+    /* SMPI-NOTES: rank 0 of comm allocates the whole segment, the others
+     * pass 0 and take its address from shared_query(0) (SMPI's per-rank
+     * query and unequal sizes are broken; this works on every MPI). */
+    int rank;
+    PMPI_Comm_rank(comm, &rank);
     void *mine;
-    int rc = PMPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, t->node_comm, &mine, &s->win);
+    int rc = PMPI_Win_allocate_shared(rank == 0 ? (MPI_Aint)bytes : 0, 1, MPI_INFO_NULL, comm, &mine,
+                                      win);
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_Aint qsize;
     int qdisp;
-    rc = PMPI_Win_shared_query(s->win, 0, &qsize, &qdisp, &s->base);
+    rc = PMPI_Win_shared_query(*win, 0, &qsize, &qdisp, base);
+    if (rc == MPI_SUCCESS && rank == 0)
+        memset(*base, 0, bytes);
+    return rc;
+}
+
+static int allocate(pacoll_team_t *t, size_t capacity)
+{
+    pc_shm_t *s = &t->shm;
+    s->flag_bytes = (size_t)(2 * t->local_size + t->nnodes) * PC_LINE;
+    int node_rank;
+    int rc = pc_shared_window(t->node_comm, s->flag_bytes + capacity, &s->win, &s->base);
     if (rc != MPI_SUCCESS)
         return rc;
+    PMPI_Comm_rank(t->node_comm, &node_rank);
     if (node_rank == 0) {
-        memset(s->base, 0, s->flag_bytes);
         /* Flags survive a regrow: operations already done stay done. */
         for (int i = 0; i < t->local_size; i++)
             *post_flag(t, i) = *done_flag(t, i) = s->ticket;
@@ -174,16 +183,26 @@ int pc_shm_gatherv(pacoll_team_t *t, pc_wait_t *w, const void *send, const size_
     return rc;
 }
 
-int pc_shm_gather(pacoll_team_t *t, pc_wait_t *w, const void *send, size_t m, void *recv, int root)
+typedef int (*pc_shm_vop_t)(pacoll_team_t *, pc_wait_t *, const void *, const size_t *,
+                            const size_t *, void *, int);
+
+/* gather and scatter are their v forms with m bytes for every local rank. */
+static int uniform(pc_shm_vop_t vop, pacoll_team_t *t, pc_wait_t *w, const void *send, size_t m,
+                   void *recv, int root)
 {
     size_t *cd = malloc(2 * (size_t)t->local_size * sizeof *cd);
     if (!cd)
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < t->local_size; i++)
         cd[i] = m, cd[t->local_size + i] = (size_t)i * m;
-    int rc = pc_shm_gatherv(t, w, send, cd, cd + t->local_size, recv, root);
+    int rc = vop(t, w, send, cd, cd + t->local_size, recv, root);
     free(cd);
     return rc;
+}
+
+int pc_shm_gather(pacoll_team_t *t, pc_wait_t *w, const void *send, size_t m, void *recv, int root)
+{
+    return uniform(pc_shm_gatherv, t, w, send, m, recv, root);
 }
 
 int pc_shm_scatterv(pacoll_team_t *t, pc_wait_t *w, const void *send, const size_t *counts,
@@ -215,14 +234,7 @@ int pc_shm_scatterv(pacoll_team_t *t, pc_wait_t *w, const void *send, const size
 
 int pc_shm_scatter(pacoll_team_t *t, pc_wait_t *w, const void *send, size_t m, void *recv, int root)
 {
-    size_t *cd = malloc(2 * (size_t)t->local_size * sizeof *cd);
-    if (!cd)
-        return MPI_ERR_NO_MEM;
-    for (int i = 0; i < t->local_size; i++)
-        cd[i] = m, cd[t->local_size + i] = (size_t)i * m;
-    int rc = pc_shm_scatterv(t, w, send, cd, cd + t->local_size, recv, root);
-    free(cd);
-    return rc;
+    return uniform(pc_shm_scatterv, t, w, send, m, recv, root);
 }
 
 int pc_shm_bcast(pacoll_team_t *t, pc_wait_t *w, void *buf, size_t n, int root)

@@ -64,6 +64,10 @@ int pc_shm_scatterv(pacoll_team_t *t, pc_wait_t *w, const void *send, const size
                     const size_t *displs, void *recv, int root);
 
 int pc_shm_create(pacoll_team_t *t);
+
+/* A zeroed shared segment of `bytes` over comm, allocated by comm's rank 0;
+ * *base is its address in this process. */
+int pc_shared_window(MPI_Comm comm, size_t bytes, MPI_Win *win, char **base);
 void pc_shm_free(pacoll_team_t *t);
 
 #endif

@@ -3,3 +3,15 @@
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Open MPI's osc/rdma crashes in MPI_Compare_and_swap (SMPI-NOTES): use osc/ucx.
 export OMPI_MCA_osc="^rdma"
+
+# A Python that has what pacoll-report needs (matplotlib; pytest for its
+# tests): the first python3 on PATH, else Debian's.
+pacoll_python() {
+  local py
+  for py in python3 /usr/bin/python3; do
+    if command -v "$py" >/dev/null 2>&1 && "$py" -c "import matplotlib, pytest" 2>/dev/null; then
+      echo "$py"; return 0
+    fi
+  done
+  echo python3
+}

@@ -3,8 +3,10 @@
 # and for SimGrid SMPI), and run the showcase benchmark:
 #   1. real ranks: pacoll against this machine's Open MPI, 2 ranks side by side;
 #   2. a simulated cluster (SMPI): 4 nodes x 4 cores, InfiniBand-DDR-like (the
-#      pap-aware paper's testbed), 16 ranks, without and with arrival skew.
-# Every table is printed and saved, with its JSON, under results/showcase/.
+#      pap-aware paper's testbed), 16 ranks, without and with arrival skew;
+#   3. the same network at 64 ranks (8 nodes x 8 cores).
+# Every table is printed and saved with its JSON under results/showcase/, and
+# pacoll-report turns them into plots and one markdown report there.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -24,9 +26,9 @@ bench="$here/build/release/pacoll-bench"
 sbench="$here/build/release-smpi/pacoll-bench"
 plat="$here/sim/platforms/pap_aware_4x4.xml"
 hosts="$here/sim/platforms/pap_aware_4x4.hosts"
-smpi=(smpirun -np 16 -platform "$plat" -hostfile "$hosts"
-      --cfg=smpi/iprobe:1e-8 --cfg=smpi/test:1e-8 --cfg=smpi/grow-injected-times:no
-      --cfg=smpi/simulate-computation:no --log=root.thresh:error)
+smpi_cfg=(--cfg=smpi/iprobe:1e-8 --cfg=smpi/test:1e-8 --cfg=smpi/grow-injected-times:no
+          --cfg=smpi/simulate-computation:no --log=root.thresh:error)
+smpi=(smpirun -np 16 -platform "$plat" -hostfile "$hosts" "${smpi_cfg[@]}")
 
 run() { # name, command...
   local name=$1; shift
@@ -40,6 +42,16 @@ run real-alltoall mpirun -np 2 "$bench" alltoall --algos native,direct --sizes 8
 run real-allgather mpirun -np 2 "$bench" allgather --algos native,direct --sizes 8:65536 --repeat 5
 (cd "$out" && run smpi16-alltoall "${smpi[@]}" "$sbench" alltoall --algos native,direct --sizes 1:4096 --iters 20 --warmup 2)
 (cd "$out" && run smpi16-alltoall-mif32 "${smpi[@]}" "$sbench" alltoall --algos native,direct --sizes 1:4096 --iters 20 --warmup 2 --mif 32)
+(cd "$out" && run smpi64-alltoall smpirun -np 64 -platform "$here/sim/platforms/ib_8x8.xml" \
+   -hostfile "$here/sim/platforms/ib_8x8.hosts" "${smpi_cfg[@]}" "$sbench" alltoall \
+   --algos native,direct --sizes 1:1024 --iters 10 --warmup 2)
 rm -f "$out"/smpitmp-hostf*
+
 echo
-echo "main.sh: tables and JSON are in $out"
+echo "==== report"
+py=$(pacoll_python)
+PYTHONPATH="$here/python" "$py" -m pacoll_report "$out"/*.json --out "$out/report" \
+  --title "pacoll showcase" --quiet
+echo
+echo "main.sh: tables, JSON, plots (PNG) and report.md are in $out"
+echo "         open $out/report/report.md"

@@ -4,10 +4,11 @@
 #   ci    Debian's Open MPI, warnings as errors        (build/ci)
 #   asan  the same under AddressSanitizer + UBSan      (build/asan)
 #   smpi  SimGrid SMPI: 16- and 64-rank simulations    (build/smpi)
-# and prints each ctest summary, then one closing line "N passed, M failed".
+# after pacoll-report's pytest suite (python/tests), and prints each runner's
+# summary, then one closing line "pacoll: N passed, M failed".
 #
 #   scripts/test.sh                 everything
-#   scripts/test.sh --only smpi     one configuration (ci, asan or smpi)
+#   scripts/test.sh --only smpi     one configuration (python, ci, asan or smpi)
 #   scripts/test.sh -R colls        extra arguments go to ctest
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,7 +57,24 @@ run_config() { # name, cmake options...
   [ "$rc" -eq 0 ] && [ "$fail" -eq 0 ] || status=1
 }
 
+run_python() { # pacoll-report's own tests (pytest)
+  [ -n "$only" ] && [ "$only" != "python" ] && return 0
+  local py log="$here/build/python.pytest.log" line pass fail
+  py=$(pacoll_python)
+  echo "==== python: pytest ($py)"
+  (cd "$here" && "$py" -m pytest python/tests -q -p no:cacheprovider) 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  line=$(grep -E "^[0-9]+ passed|[0-9]+ (passed|failed)" "$log" | tail -1)
+  num() { grep -oE "[0-9]+ $1" <<<"$line" | grep -oE "[0-9]+" | head -1; }
+  pass=$(num passed); fail=$(num failed); local errs; errs=$(num error)
+  pass=${pass:-0}; fail=$(( ${fail:-0} + ${errs:-0} ))
+  if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then fail=1; fi # no test ran, or pytest broke
+  total_pass=$((total_pass + pass)); total_fail=$((total_fail + fail))
+  [ "$rc" -eq 0 ] || status=1
+}
+
 mkdir -p "$here/build"
+run_python
 run_config ci -DPACOLL_WERROR=ON
 run_config asan -DPACOLL_ASAN=ON -DPACOLL_WERROR=ON
 run_config smpi -DPACOLL_SMPI=ON -DPACOLL_WERROR=ON

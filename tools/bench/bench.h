@@ -39,8 +39,12 @@ enum bench_skew {
  * from (seed, size, s, d) alone, so that send and receive counts agree. */
 enum bench_vdist {
     VDIST_UNIFORM = 0, /* every count = size */
-    VDIST_RANDOM = 1   /* uniform random in [0, size] */
+    VDIST_RANDOM = 1,  /* uniform random in [0, size] */
+    VDIST_ZIPF = 2,    /* floor(size / k^S), k = the pair's place in a seeded permutation */
+    VDIST_FILE = 3     /* a P x P matrix from a file (--sizes ignored) */
 };
+
+#define BENCH_ZIPF_DEFAULT_S 1.2
 
 enum bench_clock {
     CLOCK_AUTO = 0,   /* global if MPI_WTIME_IS_GLOBAL, else node if one host, else sync */
@@ -69,7 +73,18 @@ typedef struct bench_opts {
     int nlate_ranks;
     uint64_t seed;
     enum bench_vdist vdist;
+    double zipf_s;          /* --vdist zipf[:S] exponent */
+    const char *vdist_path; /* --vdist file:PATH (points into argv) */
+    /* --vdist file, filled by bench_vdist_load: this rank's row (send counts)
+     * and column (receive counts) of the matrix, and the matrix' summary */
+    int *vrow, *vcol;
+    int vrank;
+    unsigned long long vsum;
+    int vmax;
+    uint64_t vhash; /* FNV-1a 64 of the canonical text (docs/BENCH.md) */
     const char *json_path; /* NULL: no JSON */
+    int argc;              /* the command line, recorded in the JSON */
+    char **argv;
     enum bench_clock clock;
     int pp_peer;
     int quiet;
@@ -175,8 +190,14 @@ typedef struct bench_layout {
 
 int bench_layout_init(bench_layout_t *l, const bench_opts_t *o, size_t m, int nranks, int rank);
 void bench_layout_free(bench_layout_t *l);
-/* alltoallv count from s to d at size m (same value on every rank). */
-int bench_vdist_count(const bench_opts_t *o, size_t m, int s, int d);
+/* alltoallv count from s to d at size m (same value on every rank).  With
+ * --vdist file only this rank's row and column are known (s or d = its rank). */
+int bench_vdist_count(const bench_opts_t *o, size_t m, int nranks, int s, int d);
+/* --vdist file: rank 0 reads and checks the matrix, every rank gets its row
+ * and column; sets min_size = max_size = the largest entry.  Collective over
+ * comm; returns 0, or 2 with the message in err (meaningful on rank 0) on
+ * every rank.  Does nothing for the other distributions. */
+int bench_vdist_load(bench_opts_t *o, MPI_Comm comm, char *err, size_t errlen);
 
 /* A buffer: fresh = a new anonymous mapping no one has touched. */
 void *bench_buf_alloc(size_t bytes, int fresh);

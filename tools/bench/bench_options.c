@@ -39,7 +39,15 @@ const char *bench_skew_str(enum bench_skew s)
     }
 }
 
-const char *bench_vdist_str(enum bench_vdist v) { return v == VDIST_RANDOM ? "random" : "uniform"; }
+const char *bench_vdist_str(enum bench_vdist v)
+{
+    switch (v) {
+    case VDIST_RANDOM: return "random";
+    case VDIST_ZIPF: return "zipf";
+    case VDIST_FILE: return "file";
+    default: return "uniform";
+    }
+}
 
 const char *bench_clock_str(enum bench_clock c)
 {
@@ -104,10 +112,20 @@ void bench_usage(FILE *f)
         "  --no-reuse         a fresh, never-touched mapping for every iteration's buffers\n"
         "                     (the send buffer is filled, the receive buffer is touched\n"
         "                     only by the collective)\n"
-        "  --root R           root of gather (default 0)\n"
-        "  --vdist D          alltoallv counts: uniform (every count = size) or random\n"
-        "                     (uniform in [0,size], the same matrix on every rank from\n"
-        "                     the seed) (default uniform)\n"
+        "  --root R           root of gather (default 0)\n",
+        f);
+    fputs( /* two pieces: ISO C's 4095-character limit for a string literal */
+        "  --vdist D          alltoallv counts (default uniform):\n"
+        "                     uniform    every count = size\n"
+        "                     random     uniform in [0,size], the same matrix on every\n"
+        "                                rank from the seed\n"
+        "                     zipf[:S]   heavy-tailed: count = floor(size / k^S), k = the\n"
+        "                                pair's place 1..P^2 in a permutation drawn from\n"
+        "                                the seed (S > 0, default 1.2)\n"
+        "                     file:PATH  a P x P matrix of bytes (row = sender, column =\n"
+        "                                receiver; '#' comments), read by rank 0; --sizes\n"
+        "                                is ignored: one row, labelled with the largest\n"
+        "                                entry\n"
         "\n"
         "Output\n"
         "  --json FILE        write settings, environment and every statistic to FILE\n"
@@ -478,10 +496,22 @@ int bench_parse(int argc, char **argv, bench_opts_t *o, char *err, size_t errlen
                 o->vdist = VDIST_UNIFORM;
             else if (!strcmp(val, "random"))
                 o->vdist = VDIST_RANDOM;
-            else if (!strcmp(val, "zipf") || !strncmp(val, "file:", 5))
-                return fail(err, errlen, "--vdist %s: not implemented yet (uniform, random)", val);
-            else
-                return fail(err, errlen, "--vdist '%s': expected uniform or random", val);
+            else if (!strcmp(val, "zipf")) {
+                o->vdist = VDIST_ZIPF;
+                o->zipf_s = BENCH_ZIPF_DEFAULT_S;
+            } else if (!strncmp(val, "zipf:", 5)) {
+                o->vdist = VDIST_ZIPF;
+                if (parse_double(val + 5, 0.0, 64.0, &o->zipf_s) || o->zipf_s <= 0)
+                    return fail(err, errlen,
+                                "--vdist '%s': expected zipf:S with an exponent 0 < S <= 64", val);
+            } else if (!strncmp(val, "file:", 5)) {
+                if (!val[5])
+                    return fail(err, errlen, "--vdist file: needs a path (file:PATH)");
+                o->vdist = VDIST_FILE;
+                o->vdist_path = val + 5;
+            } else
+                return fail(err, errlen,
+                            "--vdist '%s': expected uniform, random, zipf[:S] or file:PATH", val);
         } else if (!strcmp(name, "json")) {
             if (!*val)
                 return fail(err, errlen, "--json: empty file name");
@@ -532,8 +562,10 @@ int bench_validate(bench_opts_t *o, int nranks, char *err, size_t errlen)
         if (o->late_ranks[i] >= nranks)
             return fail(err, errlen, "--late-ranks: rank %d does not exist (%d ranks)",
                         o->late_ranks[i], nranks);
-    /* counts and displacements are ints (in bytes): nranks x size must fit */
-    if ((unsigned long long)o->max_size * (unsigned long long)nranks > (unsigned long long)INT_MAX)
+    /* counts and displacements are ints (in bytes): nranks x size must fit
+     * (--vdist file ignores --sizes; bench_vdist_load checks its sums) */
+    if (o->vdist != VDIST_FILE &&
+        (unsigned long long)o->max_size * (unsigned long long)nranks > (unsigned long long)INT_MAX)
         return fail(err, errlen,
                     "--sizes: %zu bytes per peer x %d ranks exceeds 2^31-1 bytes (MPI int "
                     "counts); lower MAX to %llu",
@@ -589,6 +621,9 @@ int bench_resolve_algos(bench_opts_t *o, char *err, size_t errlen)
 
 void bench_free_opts(bench_opts_t *o)
 {
+    free(o->vrow);
+    free(o->vcol);
+    o->vrow = o->vcol = NULL;
     free(o->late_ranks);
     o->late_ranks = NULL;
     o->nlate_ranks = 0;

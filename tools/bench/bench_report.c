@@ -159,10 +159,22 @@ void bench_print_header(FILE *f, const bench_opts_t *o, const bench_env_t *e)
     for (int a = 0; a < o->nalgos; a++)
         fprintf(f, " %s", o->algos[a]);
     fprintf(f, "  (speedup vs %s)\n", o->algos[baseline_index(o)]);
-    fmt_bytes(b1, sizeof b1, o->min_size);
-    fmt_bytes(b2, sizeof b2, o->max_size);
-    fprintf(f, "# sizes: %s .. %s per peer", b1, b2);
-    if (o->coll == PACOLL_ALLTOALLV)
+    if (o->coll == PACOLL_ALLTOALLV && o->vdist == VDIST_FILE) {
+        fprintf(f, "# vdist file:%s (%d x %d bytes, sum %llu, max %d, fnv1a64 %016llx)\n",
+                o->vdist_path, e->nranks, e->nranks, o->vsum, o->vmax,
+                (unsigned long long)o->vhash);
+        fprintf(f, "# sizes: --sizes ignored; one row, Size = the matrix' largest entry (%d B)",
+                o->vmax);
+    } else {
+        fmt_bytes(b1, sizeof b1, o->min_size);
+        fmt_bytes(b2, sizeof b2, o->max_size);
+        fprintf(f, "# sizes: %s .. %s per peer", b1, b2);
+    }
+    if (o->coll == PACOLL_ALLTOALLV && o->vdist == VDIST_ZIPF)
+        fprintf(f, " (vdist zipf:%g: count = floor(size / k^%g), k = 1..%d^2 permuted; Size = "
+                   "the largest count)",
+                o->zipf_s, o->zipf_s, e->nranks);
+    else if (o->coll == PACOLL_ALLTOALLV && o->vdist != VDIST_FILE)
         fprintf(f, " (vdist %s)", bench_vdist_str(o->vdist));
     if (o->coll == PACOLL_GATHER)
         fprintf(f, ", root %d", o->root);
@@ -285,7 +297,13 @@ void bench_json_begin(FILE *f, const bench_opts_t *o, const bench_env_t *e)
 {
     fputs("{\n  \"schema\": \"pacoll-bench/1\",\n  \"pacoll_version\": ", f);
     jstr(f, pacoll_version());
-    fputs(",\n  \"collective\": ", f);
+    fputs(",\n  \"argv\": [", f);
+    for (int i = 0; i < o->argc; i++) {
+        if (i)
+            fputs(", ", f);
+        jstr(f, o->argv[i]);
+    }
+    fputs("],\n  \"collective\": ", f);
     jstr(f, bench_coll_str(o->coll));
     fprintf(f, ",\n  \"ranks\": %d,\n  \"nodes\": %d,\n  \"host\": ", e->nranks, e->nnodes);
     jstr(f, e->host);
@@ -313,6 +331,29 @@ void bench_json_begin(FILE *f, const bench_opts_t *o, const bench_env_t *e)
     fprintf(f, "    \"check\": %s, \"no_reuse\": %s, \"root\": %d, \"vdist\": \"%s\",\n",
             o->check ? "true" : "false", o->no_reuse ? "true" : "false", o->root,
             bench_vdist_str(o->vdist));
+    /* the distribution's parameters ("vdist" stays the mode's name) */
+    fputs("    \"vdist_params\": {", f);
+    switch (o->vdist) {
+    case VDIST_RANDOM:
+        fprintf(f, "\"count\": \"uniform in [0, size]\", \"seed\": %llu",
+                (unsigned long long)o->seed);
+        break;
+    case VDIST_ZIPF:
+        fputs("\"exponent\": ", f);
+        jnum(f, o->zipf_s);
+        fprintf(f, ", \"pairs\": %llu, \"count\": \"floor(size / k^exponent)\", \"seed\": %llu",
+                (unsigned long long)e->nranks * (unsigned long long)e->nranks,
+                (unsigned long long)o->seed);
+        break;
+    case VDIST_FILE:
+        fputs("\"path\": ", f);
+        jstr(f, o->vdist_path);
+        fprintf(f, ", \"rows\": %d, \"sum\": %llu, \"max\": %d, \"fnv1a64\": \"%016llx\"",
+                e->nranks, o->vsum, o->vmax, (unsigned long long)o->vhash);
+        break;
+    default: fputs("\"count\": \"size\"", f); break;
+    }
+    fputs("},\n", f);
     fprintf(f, "    \"skew\": \"%s\", \"mif\": ", bench_skew_str(o->skew));
     jnum(f, o->mif);
     fputs(", \"late_fraction\": ", f);

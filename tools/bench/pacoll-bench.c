@@ -360,10 +360,15 @@ int main(int argc, char **argv)
 
     /* every rank parses the same argv and takes the same branch */
     int st = bench_parse(argc, argv, &opts, err, sizeof err);
+    opts.argc = argc, opts.argv = argv;
     if (st == 0 && !opts.list)
         st = bench_validate(&opts, ctx.nranks, err, sizeof err);
     if (st == 0 && !opts.list)
         st = bench_resolve_algos(&opts, err, sizeof err);
+    /* --vdist file: rank 0 reads the matrix (collective; every rank learns
+     * the verdict, so a bad file is an exit 2 on every rank, never a hang) */
+    if (st == 0 && !opts.list)
+        st = bench_vdist_load(&opts, MPI_COMM_WORLD, err, sizeof err);
     if (st == 1) {
         if (rank == 0) {
             if (opts.help)

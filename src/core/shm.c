@@ -156,15 +156,21 @@ int pc_shm_remote_posted(pc_shm_op_t *op, int node)
 
 /* ---------------------------------------------------------- primitives */
 
-int pc_shm_gatherv(pacoll_team_t *t, pc_wait_t *w, const void *send, const size_t *counts,
-                   const size_t *displs, void *recv, int root)
+/* Bytes of the area the blocks (counts, displs) of all local ranks cover. */
+static size_t v_span(const pacoll_team_t *t, const size_t *counts, const size_t *displs)
 {
     size_t total = 0;
     for (int i = 0; i < t->local_size; i++)
         if (displs[i] + counts[i] > total)
             total = displs[i] + counts[i];
+    return total;
+}
+
+int pc_shm_gatherv(pacoll_team_t *t, pc_wait_t *w, const void *send, const size_t *counts,
+                   const size_t *displs, void *recv, int root)
+{
     pc_shm_op_t op;
-    int rc = pc_shm_begin(t, total, w, &op);
+    int rc = pc_shm_begin(t, v_span(t, counts, displs), w, &op);
     if (rc != MPI_SUCCESS)
         return rc;
     int me = t->local_rank;
@@ -208,12 +214,8 @@ int pc_shm_gather(pacoll_team_t *t, pc_wait_t *w, const void *send, size_t m, vo
 int pc_shm_scatterv(pacoll_team_t *t, pc_wait_t *w, const void *send, const size_t *counts,
                     const size_t *displs, void *recv, int root)
 {
-    size_t total = 0;
-    for (int i = 0; i < t->local_size; i++)
-        if (displs[i] + counts[i] > total)
-            total = displs[i] + counts[i];
     pc_shm_op_t op;
-    int rc = pc_shm_begin(t, total, w, &op);
+    int rc = pc_shm_begin(t, v_span(t, counts, displs), w, &op);
     if (rc != MPI_SUCCESS)
         return rc;
     int me = t->local_rank;

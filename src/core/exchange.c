@@ -62,6 +62,9 @@ static int receive_all(pc_call_t *c, const pc_layout_t *x)
         got[src] = src == t->rank || x->recv_count(x, src) == 0;
         left += !got[src];
     }
+    /* Data from every peer: every peer is in this call (flow credit). */
+    if (left == t->size - 1)
+        pc_call_all_arrived(c);
     while (left > 0) {
         for (int i = 1; i < t->size; i++) {
             int src = (t->rank - i + t->size) % t->size;

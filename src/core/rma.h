@@ -86,12 +86,15 @@ typedef struct pc_rma {
     uint64_t *known_progress; /* lower bound of each peer's finished call */
     uint32_t *zputs;          /* zero-copy puts to each peer in this call */
     pc_pending_t *pending;
-    uint64_t (*advbuf)[3]; /* per peer: the advertisement being put */
+    uint64_t (*advbuf)[4]; /* per peer: the advertisement being sent */
     int *advpeers;        /* peers advertised to over RMA in this call */
     int nadv;
     int npending;
     pc_regcache_t rc;
     uint64_t adv_sent, zput_bytes, eager_bytes;
+    /* Every peer has finished every call up to floor (see
+     * pc_call_all_arrived): its slots of those calls are free again. */
+    uint64_t floor;
 } pc_rma_t;
 
 /* A remote receive buffer, as advertised. */
@@ -104,6 +107,7 @@ typedef struct pc_call {
     pacoll_team_t *t;
     uint64_t seq;
     pc_wait_t w;
+    int all_arrived; /* see pc_call_all_arrived */
 } pc_call_t;
 
 int pc_rma_create(pacoll_team_t *t);
@@ -116,6 +120,15 @@ void pc_call_begin(pc_call_t *c, pacoll_team_t *t, const char *what);
 /* Ends a call: completes every put and publishes that this rank is done
  * with the call (its eager slots of this generation may be reused). */
 int pc_call_end(pc_call_t *c);
+
+/* Tells the channel that data sent by every rank in this call has reached
+ * this rank (directly or forwarded: alltoall, allgather, a Bruck or
+ * recursive-doubling step chain).  Every rank then entered this call, so
+ * finished the previous one: from pc_call_end on, the eager slots of every
+ * peer up to the previous call count as free, and later eager puts need no
+ * round trip to read a peer's progress (the credit of the copy-based
+ * scheme comes for free with the collective's own data). */
+void pc_call_all_arrived(pc_call_t *c);
 
 /* Copy-based (eager): true if n bytes to or from peer go through the slots;
  * the same answer on both sides of the pair. */

@@ -20,6 +20,12 @@ static size_t slot_size(const pc_config_t *cfg, int npeers)
 {
     size_t per = cfg->slot_budget / ((size_t)PC_GENS * (size_t)(npeers > 0 ? npeers : 1));
     size_t want = cfg->eager_bytes < per ? cfg->eager_bytes : per;
+#if PACOLL_UNDER_SMPI
+    /* Eager messages must stay below SMPI's detached-send threshold (64 KB
+     * by default), see the notifications in rma.c. */
+    if (want > 60 * 1024)
+        want = 60 * 1024;
+#endif
     return floor_line(want);
 }
 

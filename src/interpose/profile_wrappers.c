@@ -11,17 +11,17 @@
  * With PACOLL_PROFILE unset a wrapper costs one attribute lookup on
  * MPI_COMM_SELF (docs/PROFILE.md has the measured cost).
  *
- * Compiled into libpacoll_preload.so only (like c_wrappers.c), never into
+ * Compiled into libpacoll_preload.so (like c_wrappers.c), never into
  * libpacoll.so: a program linking pacoll for pacoll_* keeps the MPI
- * library's own MPI_Bcast and friends untouched.  Not covered: the
+ * library's own MPI_Bcast and friends untouched.  Under SMPI, where
+ * LD_PRELOAD does not reach, the same wrappers form libpacoll_interpose.a,
+ * which a program links whole (docs/PROFILE.md).  Not covered: the
  * nonblocking (MPI_I*), persistent (MPI_*_init) and neighbourhood
  * collectives, and Fortran callers of anything but the four (fortran.c).
  */
 #include <mpi.h>
 
 #include "profile/profile.h"
-
-#if !defined(SMPI_HELPERS_H) && !defined(PACOLL_SMPI)
 
 #define PACOLL_INTERPOSE_EXPORT __attribute__((visibility("default")))
 
@@ -168,7 +168,3 @@ PACOLL_INTERPOSE_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int c
     PC_PROFILED(PC_PROF_EXSCAN, comm, PMPI_Exscan(sendbuf, recvbuf, count, type, op, comm),
                 pc_prof_bytes_count(count, type));
 }
-
-#else
-typedef int pacoll_profile_wrappers_disabled; /* ISO C forbids an empty file */
-#endif

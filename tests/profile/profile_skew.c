@@ -13,7 +13,9 @@
  * A communicator split off and freed before MPI_Finalize is profiled too
  * (its records are reduced in MPI_Comm_free).
  */
+#ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 199309L /* nanosleep */
+#endif
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

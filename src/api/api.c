@@ -6,6 +6,7 @@
 #include "api/api.h"
 #include "core/context.h"
 #include "core/select.h"
+#include "profile/profile.h"
 
 static int run_native(const pc_mpi_call_t *c)
 {
@@ -136,15 +137,85 @@ static int dispatch(const pc_mpi_call_t *c, const char *site)
     return run_native(c);
 }
 
+/* PACOLL_PROFILE: the arrival is stamped before the dispatch and the exit
+ * after it, so the profile sees what the caller sees (pacoll's own choice,
+ * checks and packing included). */
+static const pc_prof_kind_t prof_kind[PACOLL_NCOLL] = {PC_PROF_ALLTOALL, PC_PROF_ALLTOALLV,
+                                                       PC_PROF_ALLGATHER, PC_PROF_GATHER};
+
+static double prof_bytes(const pc_mpi_call_t *c)
+{
+    switch (c->coll) {
+    case PACOLL_ALLTOALLV:
+        return pc_prof_bytes_vector(c->sendbuf, c->sendcounts, c->sendtype, c->recvcounts,
+                                    c->recvtype, c->comm);
+    default: /* alltoall, allgather, gather: one block (the receive side's in place) */
+        return pc_prof_bytes_block(c->sendbuf, c->sendcount, c->sendtype, c->recvcount,
+                                   c->recvtype);
+    }
+}
+
+static int profiled_dispatch(const pc_mpi_call_t *c, const char *site, const void *ra)
+{
+    pc_prof_stamp_t s;
+    pc_prof_begin(&s, c->comm);
+    int rc = dispatch(c, site);
+    pc_prof_exit(&s);
+    if (s.prof && rc == MPI_SUCCESS)
+        pc_prof_record(&s, prof_kind[c->coll], c->comm, ra, prof_bytes(c));
+    return rc;
+}
+
 /* ------------------------------------------------------ entry points */
+
+/* The internal entry points take the caller's return address (ra): the
+ * public pacoll_* functions and the MPI_* / Fortran wrappers pass their own
+ * caller's, so the profile names the application's call site. */
+int pc_api_alltoall(const void *ra, const char *algo, const void *sendbuf, int sendcount,
+                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                    MPI_Comm comm)
+{
+    pc_mpi_call_t c = {PACOLL_ALLTOALL, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
+                       recvcount, NULL, NULL, recvtype, 0, comm};
+    return profiled_dispatch(&c, algo, ra);
+}
+
+int pc_api_alltoallv(const void *ra, const char *algo, const void *sendbuf,
+                     const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                     void *recvbuf, const int recvcounts[], const int rdispls[],
+                     MPI_Datatype recvtype, MPI_Comm comm)
+{
+    pc_mpi_call_t c = {PACOLL_ALLTOALLV, sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0,
+                       recvcounts, rdispls, recvtype, 0, comm};
+    return profiled_dispatch(&c, algo, ra);
+}
+
+int pc_api_allgather(const void *ra, const char *algo, const void *sendbuf, int sendcount,
+                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                     MPI_Comm comm)
+{
+    pc_mpi_call_t c = {PACOLL_ALLGATHER, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
+                       recvcount, NULL, NULL, recvtype, 0, comm};
+    return profiled_dispatch(&c, algo, ra);
+}
+
+int pc_api_gather(const void *ra, const char *algo, const void *sendbuf, int sendcount,
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm)
+{
+    pc_mpi_call_t c = {PACOLL_GATHER, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
+                       recvcount, NULL, NULL, recvtype, root, comm};
+    return profiled_dispatch(&c, algo, ra);
+}
+
+#define PC_CALLER __builtin_return_address(0)
 
 PC_EXPORT int pacoll_alltoall_alg(const char *algo, const void *sendbuf, int sendcount,
                                   MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                   MPI_Datatype recvtype, MPI_Comm comm)
 {
-    pc_mpi_call_t c = {PACOLL_ALLTOALL, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
-                       recvcount, NULL, NULL, recvtype, 0, comm};
-    return dispatch(&c, algo);
+    return pc_api_alltoall(PC_CALLER, algo, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                           recvtype, comm);
 }
 
 PC_EXPORT int pacoll_alltoallv_alg(const char *algo, const void *sendbuf, const int sendcounts[],
@@ -152,57 +223,54 @@ PC_EXPORT int pacoll_alltoallv_alg(const char *algo, const void *sendbuf, const 
                                    const int recvcounts[], const int rdispls[],
                                    MPI_Datatype recvtype, MPI_Comm comm)
 {
-    pc_mpi_call_t c = {PACOLL_ALLTOALLV, sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0,
-                       recvcounts, rdispls, recvtype, 0, comm};
-    return dispatch(&c, algo);
+    return pc_api_alltoallv(PC_CALLER, algo, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                            recvcounts, rdispls, recvtype, comm);
 }
 
 PC_EXPORT int pacoll_allgather_alg(const char *algo, const void *sendbuf, int sendcount,
                                    MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                    MPI_Datatype recvtype, MPI_Comm comm)
 {
-    pc_mpi_call_t c = {PACOLL_ALLGATHER, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
-                       recvcount, NULL, NULL, recvtype, 0, comm};
-    return dispatch(&c, algo);
+    return pc_api_allgather(PC_CALLER, algo, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            recvtype, comm);
 }
 
 PC_EXPORT int pacoll_gather_alg(const char *algo, const void *sendbuf, int sendcount,
                                 MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                 MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    pc_mpi_call_t c = {PACOLL_GATHER, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
-                       recvcount, NULL, NULL, recvtype, root, comm};
-    return dispatch(&c, algo);
+    return pc_api_gather(PC_CALLER, algo, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                         recvtype, root, comm);
 }
 
 PC_EXPORT int pacoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return pacoll_alltoall_alg(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                               comm);
+    return pc_api_alltoall(PC_CALLER, NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                           recvtype, comm);
 }
 
 PC_EXPORT int pacoll_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                                MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return pacoll_alltoallv_alg(NULL, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                                rdispls, recvtype, comm);
+    return pc_api_alltoallv(PC_CALLER, NULL, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                            recvcounts, rdispls, recvtype, comm);
 }
 
 PC_EXPORT int pacoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return pacoll_allgather_alg(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                comm);
+    return pc_api_allgather(PC_CALLER, NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            recvtype, comm);
 }
 
 PC_EXPORT int pacoll_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                             MPI_Comm comm)
 {
-    return pacoll_gather_alg(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                             root, comm);
+    return pc_api_gather(PC_CALLER, NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                         recvtype, root, comm);
 }
 
 /* ------------------------------------------------ per-communicator choice */

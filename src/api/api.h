@@ -46,4 +46,20 @@ size_t pc_block_bytes(const pc_mpi_call_t *call, int rank);
 int pc_normalize(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n);
 int pc_norm_finish(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n, int ok);
 
+/* The four collectives with the caller's return address, for the profiler:
+ * pacoll_* and the interposition wrappers (C and Fortran) call these. */
+int pc_api_alltoall(const void *ra, const char *algo, const void *sendbuf, int sendcount,
+                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                    MPI_Comm comm);
+int pc_api_alltoallv(const void *ra, const char *algo, const void *sendbuf,
+                     const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                     void *recvbuf, const int recvcounts[], const int rdispls[],
+                     MPI_Datatype recvtype, MPI_Comm comm);
+int pc_api_allgather(const void *ra, const char *algo, const void *sendbuf, int sendcount,
+                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                     MPI_Comm comm);
+int pc_api_gather(const void *ra, const char *algo, const void *sendbuf, int sendcount,
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm);
+
 #endif

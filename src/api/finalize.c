@@ -9,9 +9,11 @@
  */
 #define PACOLL_NO_FINALIZE_MACRO 1
 #include "core/context.h"
+#include "profile/profile.h"
 
 PC_EXPORT int pacoll_mpi_finalize(void)
 {
+    pc_prof_finalize(); /* PACOLL_PROFILE: needs MPI_COMM_WORLD, before the teams go */
     pc_context_finalize();
     return PMPI_Finalize();
 }

@@ -5,7 +5,8 @@
  * LD_PRELOAD=libpacoll_preload.so: the dynamic linker resolves the program's
  * calls to MPI_Alltoall, MPI_Alltoallv, MPI_Allgather and MPI_Gather to the
  * definitions below instead of the MPI library's.  Each one only forwards to
- * the matching pacoll_* function, which decides per call whether one of its
+ * the matching pacoll entry point (pc_api_*: pacoll_* plus the caller's
+ * address, which the profiler records), which decides per call whether one of its
  * algorithms runs or the call goes to the MPI library through PMPI_* (the
  * profiling names, which these wrappers never shadow).
  *
@@ -20,15 +21,18 @@
  */
 #include <mpi.h>
 
-#include "pacoll.h"
+#include "api/api.h"
 
 #define PACOLL_INTERPOSE_EXPORT __attribute__((visibility("default")))
+/* The application's call site, for the profiler (PACOLL_PROFILE). */
+#define PC_CALLER __builtin_return_address(0)
 
 PACOLL_INTERPOSE_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount,
                                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                          MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return pacoll_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return pc_api_alltoall(PC_CALLER, NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                           recvtype, comm);
 }
 
 PACOLL_INTERPOSE_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
@@ -37,21 +41,22 @@ PACOLL_INTERPOSE_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcou
                                           const int rdispls[], MPI_Datatype recvtype,
                                           MPI_Comm comm)
 {
-    return pacoll_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                            rdispls, recvtype, comm);
+    return pc_api_alltoallv(PC_CALLER, NULL, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                            recvcounts, rdispls, recvtype, comm);
 }
 
 PACOLL_INTERPOSE_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount,
                                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                           MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return pacoll_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return pc_api_allgather(PC_CALLER, NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            recvtype, comm);
 }
 
 PACOLL_INTERPOSE_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                        void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                        int root, MPI_Comm comm)
 {
-    return pacoll_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                         comm);
+    return pc_api_gather(PC_CALLER, NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                         recvtype, root, comm);
 }

@@ -18,7 +18,8 @@
  *
  * Each entry converts Fortran to C (handles with MPI_Comm_f2c/MPI_Type_f2c,
  * INTEGER to int, the Fortran MPI_IN_PLACE and MPI_BOTTOM to the C ones),
- * calls pacoll_* (which hands what it does not handle to PMPI) and stores the
+ * calls pacoll (pc_api_*: pacoll_* with the caller's address, which the
+ * profiler records; it hands what it does not handle to PMPI) and stores the
  * error code in ierr.  mpi_finalize_ calls the C MPI_Finalize, so the library
  * core's finalize hook (statistics) runs for Fortran programs too.
  *
@@ -43,8 +44,12 @@ typedef int pacoll_fortran_interpose_disabled; /* ISO C forbids an empty file */
 
 #include <stdlib.h>
 
-#include "pacoll.h"
+#include "api/api.h"
 
+/* The Fortran caller's address, for the profiler (PACOLL_PROFILE): the
+ * implementations are entered directly from the program (the exported names
+ * are aliases), so their return address is the call site. */
+#define PC_CALLER __builtin_return_address(0)
 #define PACOLL_F_EXPORT __attribute__((visibility("default")))
 #define PACOLL_F_ALIAS(impl) __attribute__((alias(#impl)))
 #define PACOLL_F_WEAK __attribute__((weak))
@@ -152,9 +157,9 @@ static void f_alltoall(const void *sendbuf, const MPI_Fint *sendcount, const MPI
                        void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype,
                        const MPI_Fint *comm, MPI_Fint *ierr)
 {
-    int rc = pacoll_alltoall(f2c_sendbuf(sendbuf), (int)*sendcount, MPI_Type_f2c(*sendtype),
-                             f2c_recvbuf(recvbuf), (int)*recvcount, MPI_Type_f2c(*recvtype),
-                             MPI_Comm_f2c(*comm));
+    int rc = pc_api_alltoall(PC_CALLER, NULL, f2c_sendbuf(sendbuf), (int)*sendcount,
+                             MPI_Type_f2c(*sendtype), f2c_recvbuf(recvbuf), (int)*recvcount,
+                             MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
     set_ierr(ierr, rc);
 }
 
@@ -170,9 +175,9 @@ static void f_alltoallv(const void *sendbuf, const MPI_Fint *sendcounts, const M
     const int *sdisp = f2c_int_array(sdispls, n, &copies[1]);
     const int *rcounts = f2c_int_array(recvcounts, n, &copies[2]);
     const int *rdisp = f2c_int_array(rdispls, n, &copies[3]);
-    int rc = pacoll_alltoallv(f2c_sendbuf(sendbuf), scounts, sdisp, MPI_Type_f2c(*sendtype),
-                              f2c_recvbuf(recvbuf), rcounts, rdisp, MPI_Type_f2c(*recvtype),
-                              c_comm);
+    int rc = pc_api_alltoallv(PC_CALLER, NULL, f2c_sendbuf(sendbuf), scounts, sdisp,
+                              MPI_Type_f2c(*sendtype), f2c_recvbuf(recvbuf), rcounts, rdisp,
+                              MPI_Type_f2c(*recvtype), c_comm);
     for (int i = 0; i < 4; i++)
         free(copies[i]);
     set_ierr(ierr, rc);
@@ -182,9 +187,9 @@ static void f_allgather(const void *sendbuf, const MPI_Fint *sendcount, const MP
                         void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype,
                         const MPI_Fint *comm, MPI_Fint *ierr)
 {
-    int rc = pacoll_allgather(f2c_sendbuf(sendbuf), (int)*sendcount, MPI_Type_f2c(*sendtype),
-                              f2c_recvbuf(recvbuf), (int)*recvcount, MPI_Type_f2c(*recvtype),
-                              MPI_Comm_f2c(*comm));
+    int rc = pc_api_allgather(PC_CALLER, NULL, f2c_sendbuf(sendbuf), (int)*sendcount,
+                              MPI_Type_f2c(*sendtype), f2c_recvbuf(recvbuf), (int)*recvcount,
+                              MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
     set_ierr(ierr, rc);
 }
 
@@ -192,9 +197,9 @@ static void f_gather(const void *sendbuf, const MPI_Fint *sendcount, const MPI_F
                      void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype,
                      const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *ierr)
 {
-    int rc = pacoll_gather(f2c_sendbuf(sendbuf), (int)*sendcount, MPI_Type_f2c(*sendtype),
-                           f2c_recvbuf(recvbuf), (int)*recvcount, MPI_Type_f2c(*recvtype),
-                           (int)*root, MPI_Comm_f2c(*comm));
+    int rc = pc_api_gather(PC_CALLER, NULL, f2c_sendbuf(sendbuf), (int)*sendcount,
+                           MPI_Type_f2c(*sendtype), f2c_recvbuf(recvbuf), (int)*recvcount,
+                           MPI_Type_f2c(*recvtype), (int)*root, MPI_Comm_f2c(*comm));
     set_ierr(ierr, rc);
 }
 

@@ -31,6 +31,10 @@ function(exported_functions lib out)
 endfunction()
 
 set(c_names MPI_Alltoall MPI_Alltoallv MPI_Allgather MPI_Gather)
+# the arrival profiler's wrappers (src/interpose/profile_wrappers.c)
+list(APPEND c_names MPI_Init MPI_Init_thread MPI_Barrier MPI_Bcast MPI_Reduce MPI_Allreduce
+     MPI_Gatherv MPI_Scatter MPI_Scatterv MPI_Allgatherv MPI_Alltoallw MPI_Reduce_scatter
+     MPI_Reduce_scatter_block MPI_Scan MPI_Exscan)
 set(fortran_names)
 foreach(coll alltoall alltoallv allgather gather finalize)
   string(TOUPPER ${coll} upper)

@@ -30,7 +30,8 @@
  * to rank i, the p2 ranks run recursive doubling (rank i then carries
  * blocks i and p2+i, so a group's data is two contiguous ranges of the
  * receive buffer: two zputs, or one packed eager message), and at the end
- * rank i writes the whole result into rank p2+i.  Every block still lands
+ * rank i writes the result into rank p2+i (zero-copy: all but p2+i's own
+ * block, in two writes; copy-based: the whole buffer in one message).  Every block still lands
  * once in its final place, no rotation or temporary buffer; what it costs
  * is two more latencies and one more full buffer for the e extra ranks:
  *
@@ -191,8 +192,8 @@ static int run_extra(rd_plan_t *p)
         rc = pc_flush(&p->c);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!copy_based(p, i, all))
-        return pc_done_wait(&p->c, i, 1);
+    if (!copy_based(p, i, all)) /* all but my block, in one or two writes */
+        return pc_done_wait(&p->c, i, p->rank == p->n - 1 ? 1 : 2);
     const void *data;
     rc = pc_eager_wait(&p->c, i, &data);
     if (rc == MPI_SUCCESS) /* my own block is in it too, the same bytes */
@@ -221,9 +222,16 @@ static int run_doubler(rd_plan_t *p)
         return rc;
     if (copy_based(p, x, all))
         return pc_eager_put(&p->c, x, p->rbuf, all);
+    /* Zero-copy: everything but x's own block, so two writes (the second
+     * empty when x is the last rank). */
     pc_remote_t rem;
+    size_t own = (size_t)x * p->m, after = own + p->m;
     rc = pc_adv_wait(&p->c, x, &rem);
-    return rc == MPI_SUCCESS ? pc_zput(&p->c, x, &rem, 0, p->rbuf, all) : rc;
+    if (rc == MPI_SUCCESS)
+        rc = pc_zput(&p->c, x, &rem, 0, p->rbuf, own);
+    if (rc == MPI_SUCCESS && after < all)
+        rc = pc_zput(&p->c, x, &rem, after, p->rbuf + after, all - after);
+    return rc;
 }
 
 static int run(pacoll_team_t *t, const pc_args_t *a)

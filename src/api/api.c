@@ -99,8 +99,13 @@ static int run_algo(const pc_mpi_call_t *c, pacoll_team_t *t, int idx)
     pc_norm_t n;
     int rc = pc_normalize(c, t, &n);
     int skip = c->coll != PACOLL_ALLTOALLV && n.args.m == 0; /* nothing moves, on every rank */
+    /* the channel's counters before, to charge this call's share to a */
+    uint64_t adv0 = t->rma.adv_sent, att0 = t->rma.rc.misses, reg0 = t->rma.rc.hits + att0;
     if (rc == MPI_SUCCESS && !skip)
         rc = a->run(t, &n.args);
+    t->stats[idx].adverts += t->rma.adv_sent - adv0;
+    t->stats[idx].attaches += t->rma.rc.misses - att0;
+    t->stats[idx].registers += t->rma.rc.hits + t->rma.rc.misses - reg0;
     int rc2 = pc_norm_finish(c, t, &n, rc == MPI_SUCCESS);
     if (rc == MPI_SUCCESS)
         rc = rc2;

@@ -188,6 +188,10 @@ void pc_config_read(pc_config_t *cfg)
      * keeps a 1024-rank simulation within this machine's memory. */
     cfg->slot_budget = PACOLL_UNDER_SMPI ? (size_t)1 << 20 : (size_t)4 << 20;
     cfg->shm_max = (size_t)1 << 30;
+    /* rd_rdma: steps exchanging at most this many bytes go copy-based
+     * (rdma-allgather §4.2's M_T; measured, see docs/RDMA_ALLGATHER.md).
+     * The eager slot size caps it. */
+    cfg->rd_threshold = 4096;
 
     read_forced(cfg);
     read_node_pattern(cfg);
@@ -203,6 +207,7 @@ void pc_config_read(pc_config_t *cfg)
     read_size(cfg, "PACOLL_EAGER", 0, &cfg->eager_bytes);
     read_size(cfg, "PACOLL_SLOT_BUDGET", 4096, &cfg->slot_budget);
     read_size(cfg, "PACOLL_SHM_MAX", 4096, &cfg->shm_max);
+    read_size(cfg, "PACOLL_RD_THRESHOLD", 0, &cfg->rd_threshold);
     const char *rules = getenv("PACOLL_RULES");
     if (rules)
         snprintf(cfg->rules_path, sizeof cfg->rules_path, "%s", rules);

@@ -100,6 +100,9 @@ void pc_context_remove_team(pc_context_t *ctx, pacoll_team_t *t)
     for (int i = 0; i < PC_MAX_ALGOS; i++) {
         ctx->stats[i].calls += t->stats[i].calls;
         ctx->stats[i].bytes += t->stats[i].bytes;
+        ctx->stats[i].adverts += t->stats[i].adverts;
+        ctx->stats[i].registers += t->stats[i].registers;
+        ctx->stats[i].attaches += t->stats[i].attaches;
     }
     const pc_regcache_t *rc = &t->rma.rc;
     ctx->reg_hits += rc->hits, ctx->reg_misses += rc->misses;
@@ -130,12 +133,18 @@ static void print_stats(const uint64_t *sum)
 {
     for (int i = 0; i < pc_registry_count(); i++) {
         const pacoll_algo_t *a = pc_registry_get(i);
-        if (sum[2 * i] == 0)
+        const uint64_t *f = sum + PC_STAT_FIELDS * i;
+        if (f[0] == 0)
             continue;
-        printf("pacoll-stats: %s %s calls=%llu bytes=%llu\n", pacoll_coll_name(a->coll), a->name,
-               (unsigned long long)sum[2 * i], (unsigned long long)sum[2 * i + 1]);
+        /* calls are summed over ranks, so x / calls is per rank and call */
+        printf("pacoll-stats: %s %s calls=%llu bytes=%llu adverts=%llu registrations=%llu "
+               "attaches=%llu per_call: adverts=%.2f registrations=%.2f attaches=%.2f\n",
+               pacoll_coll_name(a->coll), a->name, (unsigned long long)f[0],
+               (unsigned long long)f[1], (unsigned long long)f[2], (unsigned long long)f[3],
+               (unsigned long long)f[4], (double)f[2] / (double)f[0], (double)f[3] / (double)f[0],
+               (double)f[4] / (double)f[0]);
     }
-    const uint64_t *x = sum + 2 * PC_MAX_ALGOS;
+    const uint64_t *x = sum + PC_STAT_FIELDS * PC_MAX_ALGOS;
     printf("pacoll-stats: regcache hits=%llu misses=%llu attached_bytes=%llu evictions=%llu "
            "advertisements=%llu zero_copy_bytes=%llu eager_bytes=%llu\n",
            (unsigned long long)x[0], (unsigned long long)x[1], (unsigned long long)x[2],
@@ -146,19 +155,23 @@ static void print_stats(const uint64_t *sum)
 
 static void reduce_and_print_stats(pc_context_t *ctx)
 {
-    uint64_t mine[2 * PC_MAX_ALGOS + PC_EXTRA_STATS] = {0}, sum[2 * PC_MAX_ALGOS + PC_EXTRA_STATS];
+    enum { N = PC_STAT_FIELDS * PC_MAX_ALGOS + PC_EXTRA_STATS };
+    uint64_t mine[N] = {0}, sum[N];
     if (ctx) {
-        for (int i = 0; i < PC_MAX_ALGOS; i++)
-            mine[2 * i] = ctx->stats[i].calls, mine[2 * i + 1] = ctx->stats[i].bytes;
-        uint64_t *x = mine + 2 * PC_MAX_ALGOS;
+        for (int i = 0; i < PC_MAX_ALGOS; i++) {
+            const pc_stat_t *st = &ctx->stats[i];
+            uint64_t *f = mine + PC_STAT_FIELDS * i;
+            f[0] = st->calls, f[1] = st->bytes, f[2] = st->adverts;
+            f[3] = st->registers, f[4] = st->attaches;
+        }
+        uint64_t *x = mine + PC_STAT_FIELDS * PC_MAX_ALGOS;
         x[0] = ctx->reg_hits, x[1] = ctx->reg_misses, x[2] = ctx->reg_bytes;
         x[3] = ctx->reg_evictions, x[4] = ctx->adv_sent, x[5] = ctx->zput_bytes;
         x[6] = ctx->eager_bytes;
     }
     int rank;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    PMPI_Reduce(mine, sum, 2 * PC_MAX_ALGOS + PC_EXTRA_STATS, MPI_UINT64_T, MPI_SUM, 0,
-                MPI_COMM_WORLD);
+    PMPI_Reduce(mine, sum, N, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)
         print_stats(sum);
 }

@@ -15,9 +15,15 @@
 #include "core/rma.h"
 #include "core/shm.h"
 
+/* Per algorithm: calls and bytes, and what its calls cost the channel
+ * (rdma-allgather §3.3-3.4: address exchanges and registrations per call). */
 typedef struct pc_stat {
     uint64_t calls, bytes;
+    uint64_t adverts;   /* advertisements sent (address exchanges) */
+    uint64_t registers; /* receive buffers registered (cache hits + misses) */
+    uint64_t attaches;  /* of which really attached (cache misses) */
 } pc_stat_t;
+#define PC_STAT_FIELDS 5
 
 struct pacoll_team {
     MPI_Comm user;  /* the communicator the team belongs to (not owned) */

@@ -257,6 +257,8 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
     pc_copy(p.rbuf + (size_t)p.rank * p.m, a->sbuf, p.m);
     if (rc == MPI_SUCCESS)
         rc = p.rank >= p.p2 ? run_extra(&p) : run_doubler(&p);
+    if (rc == MPI_SUCCESS && p.m > 0) /* every rank's block reached me */
+        pc_call_all_arrived(&p.c);
     int rc2 = pc_call_end(&p.c);
     free(p.pack);
     return rc != MPI_SUCCESS ? rc : rc2;

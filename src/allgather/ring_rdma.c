@@ -59,6 +59,8 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
     }
     if (rc == MPI_SUCCESS && n > 1)
         rc = pc_done_wait(&c, left, (uint32_t)(n - 1));
+    if (rc == MPI_SUCCESS && m > 0) /* every rank's block reached me */
+        pc_call_all_arrived(&c);
     int rc2 = pc_call_end(&c);
     return rc != MPI_SUCCESS ? rc : rc2;
 }

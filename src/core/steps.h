@@ -91,4 +91,20 @@ int pc_ceil_log(long n, long b);
 /* The largest power of b that is <= n (n >= 1). */
 long pc_floor_pow(long n, long b);
 
+
+
+/* ---- the digit exchange behind alltoall "bruck" and "exchange" ---- */
+
+enum pc_digits_mode {
+    PC_DIGITS_BRUCK,   /* shifts with carries, any N (Bruck et al. 1997) */
+    PC_DIGITS_EXCHANGE /* base-(k+1) digits without carries over the largest
+                          power of k+1, plus correction rounds (Bokhari) */
+};
+
+/* The k-port alltoall over base-(k+1) digits; see the comment in steps.c. */
+int pc_alltoall_digits(pacoll_team_t *t, const pc_args_t *a, enum pc_digits_mode mode,
+                       const char *what);
+/* Its Hockney cost (network and local copies). */
+double pc_alltoall_digits_cost(const pc_cost_ctx_t *ctx, size_t m, enum pc_digits_mode mode);
+
 #endif

@@ -127,7 +127,9 @@ static int run_extra(pc_steps_t *st, const plan_t *pl, int r, const char *own, p
 
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {
-    plan_t pl = {t->size, t->cfg.ports + 1, 0, 0, a->m};
+    /* more ports than partners would only make every rank an extra */
+    int k = t->cfg.ports < t->size - 1 ? t->cfg.ports : (t->size > 1 ? t->size - 1 : 1);
+    plan_t pl = {t->size, k + 1, 0, 0, a->m};
     pl.P = (int)pc_floor_pow(pl.n, pl.K);
     pl.L = pc_ceil_log(pl.P, pl.K);
     int r = t->rank;
@@ -153,7 +155,7 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
 
 static double cost(const pc_cost_ctx_t *ctx, size_t m)
 {
-    int k = ctx->ports > 0 ? ctx->ports : 1;
+    int k = ctx->ports < ctx->p - 1 ? ctx->ports : (ctx->p > 1 ? ctx->p - 1 : 1);
     long P = pc_floor_pow(ctx->p, k + 1);
     int L = pc_ceil_log(P, k + 1);
     double mb = (double)m * ctx->beta;

@@ -483,6 +483,8 @@ int pc_alltoall_digits(pacoll_team_t *t, const pc_args_t *a, enum pc_digits_mode
     if (mode == PC_DIGITS_BRUCK) {
         x.P = x.n, x.L = pc_ceil_log(x.n, x.K);
     } else {
+        if (x.K > x.n) /* more ports than partners would make every rank an extra */
+            x.K = x.n > 1 ? x.n : 2;
         x.P = (int)pc_floor_pow(x.n, x.K), x.L = pc_ceil_log(x.P, x.K);
     }
     int extra = x.me >= x.P, ns_max = (x.n + x.P - 1) / x.P;
@@ -521,6 +523,8 @@ int pc_alltoall_digits(pacoll_team_t *t, const pc_args_t *a, enum pc_digits_mode
 double pc_alltoall_digits_cost(const pc_cost_ctx_t *ctx, size_t m, enum pc_digits_mode mode)
 {
     int k = ctx->ports > 0 ? ctx->ports : 1, K = k + 1, p = ctx->p;
+    if (mode == PC_DIGITS_EXCHANGE && K > p)
+        K = p > 1 ? p : 2, k = K - 1;
     long P = mode == PC_DIGITS_BRUCK ? p : pc_floor_pow(p, K);
     int L = pc_ceil_log(P, K);
     double ns = (double)((p + P - 1) / P);

@@ -19,11 +19,20 @@ extern const pacoll_algo_t pc_alltoallv_direct;
 extern const pacoll_algo_t pc_allgather_direct;
 extern const pacoll_algo_t pc_gather_direct;
 extern const pacoll_algo_t pc_allgather_rd_rdma, pc_allgather_ring_rdma;
+/* multirail (flat k-port algorithms) */
+extern const pacoll_algo_t pc_gather_binomial;
+extern const pacoll_algo_t pc_allgather_bruck;
+extern const pacoll_algo_t pc_allgather_exchange;
+extern const pacoll_algo_t pc_alltoall_bruck;
+extern const pacoll_algo_t pc_alltoall_exchange;
 
 static const pacoll_algo_t *const table[] = {
     &native_alltoall,  &pc_alltoall_direct,  &native_alltoallv, &pc_alltoallv_direct,
     &native_allgather, &pc_allgather_direct, &native_gather,    &pc_gather_direct,
     &pc_allgather_rd_rdma, &pc_allgather_ring_rdma,
+    /* multirail (flat k-port algorithms) */
+    &pc_gather_binomial, &pc_allgather_bruck, &pc_allgather_exchange, &pc_alltoall_bruck,
+    &pc_alltoall_exchange,
 };
 
 _Static_assert(sizeof table / sizeof table[0] <= PC_MAX_ALGOS, "raise PC_MAX_ALGOS");

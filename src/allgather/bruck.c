@@ -89,6 +89,8 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
         if (rc == MPI_SUCCESS)
             rc = pc_steps_step_end(&st);
     }
+    if (rc == MPI_SUCCESS && m > 0) /* every rank's block reached me */
+        pc_call_all_arrived(&st.c);
     return pc_steps_end(&st, rc);
 }
 

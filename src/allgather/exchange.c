@@ -148,6 +148,8 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
     if (rc == MPI_SUCCESS)
         rc = r < pl.P ? run_core(&st, &pl, r, a->rbuf, pcs)
                       : run_extra(&st, &pl, r, a->rbuf + (size_t)r * a->m, pcs);
+    if (rc == MPI_SUCCESS && a->m > 0) /* every rank's block reached me */
+        pc_call_all_arrived(&st.c);
     rc = pc_steps_end(&st, rc);
     free(pcs);
     return rc;

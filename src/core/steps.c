@@ -510,6 +510,8 @@ int pc_alltoall_digits(pacoll_team_t *t, const pc_args_t *a, enum pc_digits_mode
             rc = pc_steps_expose(&st);
         if (rc == MPI_SUCCESS)
             rc = extra ? dx_extra(&st, &x) : dx_core(&st, &x, a->rbuf);
+        if (rc == MPI_SUCCESS && a->m > 0) /* every rank's blocks reached me */
+            pc_call_all_arrived(&st.c);
         rc = pc_steps_end(&st, rc);
     }
     free(x.pw);

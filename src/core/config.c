@@ -188,6 +188,7 @@ void pc_config_read(pc_config_t *cfg)
      * keeps a 1024-rank simulation within this machine's memory. */
     cfg->slot_budget = PACOLL_UNDER_SMPI ? (size_t)1 << 20 : (size_t)4 << 20;
     cfg->shm_max = (size_t)1 << 30;
+    cfg->pap_threshold = SIZE_MAX; /* pap_*: copy-based whenever the slot holds the block */
 
     read_forced(cfg);
     read_node_pattern(cfg);
@@ -203,6 +204,7 @@ void pc_config_read(pc_config_t *cfg)
     read_size(cfg, "PACOLL_EAGER", 0, &cfg->eager_bytes);
     read_size(cfg, "PACOLL_SLOT_BUDGET", 4096, &cfg->slot_budget);
     read_size(cfg, "PACOLL_SHM_MAX", 4096, &cfg->shm_max);
+    read_size(cfg, "PACOLL_PAP_THRESHOLD", 0, &cfg->pap_threshold);
     const char *rules = getenv("PACOLL_RULES");
     if (rules)
         snprintf(cfg->rules_path, sizeof cfg->rules_path, "%s", rules);

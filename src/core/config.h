@@ -29,6 +29,8 @@ typedef struct pc_config {
     size_t eager_bytes;         /* PACOLL_EAGER: largest copy-based message */
     size_t slot_budget;         /* PACOLL_SLOT_BUDGET: bytes of slots per rank */
     size_t shm_max;             /* PACOLL_SHM_MAX: largest node segment */
+    size_t pap_threshold;       /* PACOLL_PAP_THRESHOLD: largest copy-based block of the
+                                   pap_* algorithms (SIZE_MAX: what the eager slot holds) */
     char rules_path[512];       /* PACOLL_RULES, "" = embedded default */
     int error;                  /* MPI error class of the first bad value, or 0 */
     char error_msg[PC_MSG_LEN]; /* what was wrong, for the user */

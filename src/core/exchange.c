@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "core/select.h"
+
 /* Copy-based or zero-copy for the pair (me, peer) and an n-byte block: the
  * same answer on both sides (both know n and the configuration). */
 static int copy_based(const pc_call_t *c, const pc_xopts_t *o, int peer, size_t n)
@@ -137,6 +139,9 @@ typedef struct pap {
     int to_send, to_recv;
     int blind_next; /* step of the next copy-based send to a peer not known to have arrived */
     int waiting_for; /* a peer we still need, for the deadline message */
+    double grace;    /* seconds the next peer in Direct order is waited for */
+    double head_since; /* when the next peer in Direct order was first found absent */
+    int head;        /* that peer, or -1 */
 } pap_t;
 
 /* Takes every block that has landed; data from a peer is its arrival notice. */
@@ -158,21 +163,36 @@ static int pap_receive(pap_t *s)
     return moved;
 }
 
+/* True while the first unsent peer in Direct order, absent, is still within
+ * its grace time: skipping a peer that is only a message time late breaks
+ * Direct's permutation order (every step a different receiver per sender)
+ * and makes early senders converge on the same few receivers. */
+static int hold_for_head(pap_t *s, int dst)
+{
+    double now = PMPI_Wtime();
+    if (s->head != dst)
+        s->head = dst, s->head_since = now;
+    return now - s->head_since < s->grace;
+}
+
 /* One pass from (p+1) mod N: sends to every peer known to have arrived (a
  * zero-copy peer's advertisement is there, a copy-based peer's data came). */
 static int pap_send_arrived(pap_t *s, int *rc)
 {
     pacoll_team_t *t = s->c->t;
-    int moved = 0;
+    int moved = 0, first = 1;
     for (int i = 1; i < t->size && s->to_send > 0 && *rc == MPI_SUCCESS; i++) {
         int dst = (t->rank + i) % t->size;
         pc_remote_t rem = {0, 0, 0};
         if (s->st[dst] & PAP_SENT)
             continue;
         size_t n = s->x->send_count(s->x, dst);
-        if (copy_based(s->c, s->o, dst, n) ? !(s->st[dst] & PAP_ARRIVED)
-                                           : !pc_adv_poll(s->c, dst, &rem)) {
+        int cb = copy_based(s->c, s->o, dst, n);
+        if (cb ? !(s->st[dst] & PAP_ARRIVED) : !pc_adv_poll(s->c, dst, &rem)) {
             s->waiting_for = dst;
+            if (first && !cb && hold_for_head(s, dst))
+                break;
+            first = 0;
             continue;
         }
         *rc = send_block(s->c, s->x, s->o, dst, &rem);
@@ -209,9 +229,16 @@ static int pap_send_blind(pap_t *s, int *rc)
 static int pap_run(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
 {
     pacoll_team_t *t = c->t;
-    pap_t s = {c, x, o, calloc((size_t)t->size, 1), 0, 0, 1, -1};
+    pap_t s = {c, x, o, calloc((size_t)t->size, 1), 0, 0, 1, -1, 0, 0, -1};
     if (!s.st)
         return MPI_ERR_NO_MEM;
+    /* Grace: two blocks' time on the network (the cost model's), at least
+     * 10 us: measured in SMPI (docs/PAP.md), it keeps Direct's order when
+     * ranks arrive together and is small against any real skew. */
+    pc_cost_ctx_t cx;
+    pc_cost_ctx(t, &cx);
+    double block = 2 * (cx.alpha + (double)x->a->m * cx.beta);
+    s.grace = t->cfg.pap_grace >= 0 ? t->cfg.pap_grace : block > 10e-6 ? block : 10e-6;
     for (int p = 0; p < t->size; p++) {
         if (p == t->rank || x->send_count(x, p) == 0)
             s.st[p] |= PAP_SENT;

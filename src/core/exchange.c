@@ -139,7 +139,7 @@ typedef struct pap {
     int to_send, to_recv;
     int blind_next; /* step of the next copy-based send to a peer not known to have arrived */
     int waiting_for; /* a peer we still need, for the deadline message */
-    double grace;    /* seconds the next peer in Direct order is waited for */
+    double alpha, beta; /* the cost model's network, for the grace */
     double head_since; /* when the next peer in Direct order was first found absent */
     int head;        /* that peer, or -1 */
 } pap_t;
@@ -163,16 +163,30 @@ static int pap_receive(pap_t *s)
     return moved;
 }
 
+/* How long the next peer in Direct order is waited for before it is
+ * skipped: PACOLL_PAP_GRACE_US, or four times its n-byte block's modelled
+ * time and at least 10 us.  Measured in SMPI (docs/PAP.md): it keeps
+ * Direct's order when ranks arrive together, and is small against any skew
+ * worth adapting to. */
+static double pap_grace(const pap_t *s, size_t n)
+{
+    double g = s->c->t->cfg.pap_grace;
+    if (g >= 0)
+        return g;
+    g = 4 * (s->alpha + (double)n * s->beta);
+    return g > 10e-6 ? g : 10e-6;
+}
+
 /* True while the first unsent peer in Direct order, absent, is still within
  * its grace time: skipping a peer that is only a message time late breaks
  * Direct's permutation order (every step a different receiver per sender)
  * and makes early senders converge on the same few receivers. */
-static int hold_for_head(pap_t *s, int dst)
+static int hold_for_head(pap_t *s, int dst, size_t n)
 {
     double now = PMPI_Wtime();
     if (s->head != dst)
         s->head = dst, s->head_since = now;
-    return now - s->head_since < s->grace;
+    return now - s->head_since < pap_grace(s, n);
 }
 
 /* One pass from (p+1) mod N: sends to every peer known to have arrived (a
@@ -190,7 +204,7 @@ static int pap_send_arrived(pap_t *s, int *rc)
         int cb = copy_based(s->c, s->o, dst, n);
         if (cb ? !(s->st[dst] & PAP_ARRIVED) : !pc_adv_poll(s->c, dst, &rem)) {
             s->waiting_for = dst;
-            if (first && !cb && hold_for_head(s, dst))
+            if (first && !cb && hold_for_head(s, dst, n))
                 break;
             first = 0;
             continue;
@@ -229,16 +243,12 @@ static int pap_send_blind(pap_t *s, int *rc)
 static int pap_run(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
 {
     pacoll_team_t *t = c->t;
-    pap_t s = {c, x, o, calloc((size_t)t->size, 1), 0, 0, 1, -1, 0, 0, -1};
+    pap_t s = {c, x, o, calloc((size_t)t->size, 1), 0, 0, 1, -1, 0, 0, 0, -1};
     if (!s.st)
         return MPI_ERR_NO_MEM;
-    /* Grace: two blocks' time on the network (the cost model's), at least
-     * 10 us: measured in SMPI (docs/PAP.md), it keeps Direct's order when
-     * ranks arrive together and is small against any real skew. */
     pc_cost_ctx_t cx;
     pc_cost_ctx(t, &cx);
-    double block = 2 * (cx.alpha + (double)x->a->m * cx.beta);
-    s.grace = t->cfg.pap_grace >= 0 ? t->cfg.pap_grace : block > 10e-6 ? block : 10e-6;
+    s.alpha = cx.alpha, s.beta = cx.beta;
     for (int p = 0; p < t->size; p++) {
         if (p == t->rank || x->send_count(x, p) == 0)
             s.st[p] |= PAP_SENT;

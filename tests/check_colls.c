@@ -15,12 +15,15 @@
  *     unequal ones, whole rows of zeros) and shuffled displacements with gaps;
  *   - bursts of back-to-back calls with changing sizes and fresh buffers on
  *     alternating communicators, checked only after the whole burst;
- *   - seeded, rank-dependent arrival skew (0-2 ms) before some calls.
+ *   - seeded, rank-dependent arrival skew (0-2 ms) before some calls
+ *     (--skew-max, --skew-every and --late-rank make it heavier, for the
+ *     arrival-aware algorithms).
  * Receive buffers start as a sentinel; the bytes no correct collective writes
  * (holes in a type's extent, gaps between displacements, slack past the end)
  * must still be the sentinel afterwards, and send buffers must be unchanged.
  *
  * Options: --quick  --coll NAME  --algo NAME  --seed N  --list  --verbose
+ *          --skew-max US  --skew-every K  --late-rank R
  *          --counts N,..  --pairs I,..  --comms world,dup,shuffled,halves
  * Exit status: 0 when every check passed on every rank.
  */
@@ -157,6 +160,10 @@ static uint32_t rng(void)
 /* ----------------------------------------------------------- the pattern */
 
 static unsigned seed = 1;
+/* Arrival skew: before one call in skew_every, a delay of 0..skew_max_us;
+ * world rank late_rank (if >= 0) is skew_max_us late before every call. */
+static unsigned skew_max_us = 2000, skew_every = 4;
+static int late_rank = -1;
 
 /* The h of the block that src sends to dst (dst = -1: the same to all) in call
  * number call.  The low byte alone already differs between blocks, so even a
@@ -414,9 +421,10 @@ static void check_send_intact(const desc_t *d, const unsigned char *s, const uns
 static void skew(const comm_t *c, unsigned call)
 {
     uint32_t r = hash4(seed, (uint32_t)world_rank, call, 0x5eedu);
-    if ((r & 3u) != 0) return; /* before one call in four */
-    unsigned us = (r >> 8) % 2001u;
+    unsigned us = r % skew_every == 0 ? (r >> 8) % (skew_max_us + 1u) : 0;
+    if (world_rank == late_rank) us = skew_max_us;
     (void)c;
+    if (us == 0) return;
 #ifdef SMPI_HELPERS_H
     smpi_execute(us * 1e-6);
 #else
@@ -908,10 +916,14 @@ static void usage(void)
         fprintf(stderr,
                 "usage: check_colls [--quick] [--coll NAME] [--algo NAME] [--seed N] [--list]\n"
                 "                   [--counts N,N,..] [--pairs I,I,..] [--comms LIST] [--verbose]\n"
+                "                   [--skew-max US] [--skew-every K] [--late-rank R]\n"
                 "  --algo NAME  a registered algorithm, native, or auto\n"
                 "  --counts     the counts of the matrix phase (no 100000 then)\n"
                 "  --pairs      indices of the type pairs (see --list)\n"
-                "  --comms      some of world,dup,shuffled,halves\n");
+                "  --comms      some of world,dup,shuffled,halves\n"
+                "  --skew-max   largest arrival delay in microseconds (2000)\n"
+                "  --skew-every delay before one call in K (4; 1 = every call)\n"
+                "  --late-rank  this world rank is skew-max late before every call\n");
 }
 
 static void make_comms(void)
@@ -999,6 +1011,13 @@ int main(int argc, char **argv)
             comm_names = argv[++i];
         } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
             seed = (unsigned)strtoul(argv[++i], NULL, 0);
+        } else if (!strcmp(argv[i], "--skew-max") && i + 1 < argc) {
+            skew_max_us = (unsigned)strtoul(argv[++i], NULL, 0);
+        } else if (!strcmp(argv[i], "--skew-every") && i + 1 < argc) {
+            skew_every = (unsigned)strtoul(argv[++i], NULL, 0);
+            if (skew_every == 0) skew_every = 1;
+        } else if (!strcmp(argv[i], "--late-rank") && i + 1 < argc) {
+            late_rank = (int)strtol(argv[++i], NULL, 0);
         } else {
             usage();
             MPI_Finalize();

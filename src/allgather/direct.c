@@ -10,13 +10,10 @@
  */
 #include "core/exchange.h"
 
-static size_t block(const pc_layout_t *x, int peer) { return PC_UNUSED(peer), x->a->m; }
-static size_t same(const pc_layout_t *x, int peer) { return PC_UNUSED(x), PC_UNUSED(peer), 0; }
-static size_t at_peer(const pc_layout_t *x, int peer) { return (size_t)peer * x->a->m; }
-
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {
-    pc_layout_t x = {a, block, same, block, at_peer, (size_t)t->size * a->m};
+    pc_layout_t x;
+    pc_layout_allgather(&x, a, t->size);
     return pc_direct_exchange(t, "allgather direct", &x);
 }
 

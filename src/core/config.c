@@ -192,6 +192,7 @@ void pc_config_read(pc_config_t *cfg)
      * (rdma-allgather §4.2's M_T; measured, see docs/RDMA_ALLGATHER.md).
      * The eager slot size caps it. */
     cfg->rd_threshold = 4096;
+    cfg->pap_threshold = SIZE_MAX; /* pap_*: copy-based whenever the slot holds the block */
 
     read_forced(cfg);
     read_node_pattern(cfg);
@@ -208,6 +209,10 @@ void pc_config_read(pc_config_t *cfg)
     read_size(cfg, "PACOLL_SLOT_BUDGET", 4096, &cfg->slot_budget);
     read_size(cfg, "PACOLL_SHM_MAX", 4096, &cfg->shm_max);
     read_size(cfg, "PACOLL_RD_THRESHOLD", 0, &cfg->rd_threshold);
+    read_size(cfg, "PACOLL_PAP_THRESHOLD", 0, &cfg->pap_threshold);
+    int grace_us = -1;
+    read_long(cfg, "PACOLL_PAP_GRACE_US", 0, 1L << 30, &grace_us);
+    cfg->pap_grace = grace_us < 0 ? -1.0 : grace_us * 1e-6;
     const char *rules = getenv("PACOLL_RULES");
     if (rules)
         snprintf(cfg->rules_path, sizeof cfg->rules_path, "%s", rules);

@@ -30,6 +30,10 @@ typedef struct pc_config {
     size_t slot_budget;         /* PACOLL_SLOT_BUDGET: bytes of slots per rank */
     size_t shm_max;             /* PACOLL_SHM_MAX: largest node segment */
     size_t rd_threshold;        /* PACOLL_RD_THRESHOLD: rd_rdma's copy/zero-copy switch M_T */
+    size_t pap_threshold;       /* PACOLL_PAP_THRESHOLD: largest copy-based block of the
+                                   pap_* algorithms (SIZE_MAX: what the eager slot holds) */
+    double pap_grace;           /* PACOLL_PAP_GRACE_US (seconds here): how long a pap_* sender
+                                   waits for the next peer in Direct order; < 0: one block time */
     char rules_path[512];       /* PACOLL_RULES, "" = embedded default */
     int error;                  /* MPI error class of the first bad value, or 0 */
     char error_msg[PC_MSG_LEN]; /* what was wrong, for the user */

@@ -1,15 +1,24 @@
-/* The k-port Direct exchange engine: see exchange.h. */
+/* The k-port Direct exchange engine, plain and arrival-aware: see exchange.h. */
 #include "core/exchange.h"
 
 #include <math.h>
 
-static int expose_receives(pc_call_t *c, const pc_layout_t *x)
+#include "core/select.h"
+
+/* Copy-based or zero-copy for the pair (me, peer) and an n-byte block: the
+ * same answer on both sides (both know n and the configuration). */
+static int copy_based(const pc_call_t *c, const pc_xopts_t *o, int peer, size_t n)
+{
+    return n <= o->copy_max && pc_eager_fits(c, peer, n);
+}
+
+static int expose_receives(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
 {
     pacoll_team_t *t = c->t;
     int any = 0, any_window = 0;
     for (int src = 0; src < t->size; src++) {
         size_t n = x->recv_count(x, src);
-        if (src != t->rank && n > 0 && !pc_eager_fits(c, src, n)) {
+        if (src != t->rank && n > 0 && !copy_based(c, o, src, n)) {
             any = 1;
             any_window |= pc_needs_window(c, src);
         }
@@ -20,30 +29,57 @@ static int expose_receives(pc_call_t *c, const pc_layout_t *x)
     for (int i = 1; i < t->size && rc == MPI_SUCCESS; i++) {
         int src = (t->rank - i + t->size) % t->size;
         size_t n = x->recv_count(x, src);
-        if (n > 0 && !pc_eager_fits(c, src, n))
+        if (n > 0 && !copy_based(c, o, src, n))
             rc = pc_advertise(c, src, x->a->rbuf + x->recv_disp(x, src), n);
     }
     return rc == MPI_SUCCESS ? pc_expose_end(c) : rc;
 }
 
-static int send_all(pc_call_t *c, const pc_layout_t *x)
+/* Sends dst its block: into its slot, or zero-copy into rem (advertised). */
+static int send_block(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o, int dst,
+                      const pc_remote_t *rem)
+{
+    size_t n = x->send_count(x, dst);
+    const char *src = x->a->sbuf + x->send_disp(x, dst);
+    if (copy_based(c, o, dst, n))
+        return pc_eager_put(c, dst, src, n);
+    return pc_zput(c, dst, rem, 0, src, n);
+}
+
+/* 1 when src's block is in the receive buffer (copying it out of the slot
+ * first if it came copy-based), 0 if not yet. */
+static int take_block(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o, int src)
+{
+    size_t n = x->recv_count(x, src);
+    if (copy_based(c, o, src, n)) {
+        const void *data = pc_eager_poll(c, src);
+        if (!data)
+            return 0;
+        pc_copy(x->a->rbuf + x->recv_disp(x, src), data, n);
+    } else if (!pc_done_poll(c, src, 1)) {
+        return 0;
+    }
+    if (o->landed)
+        o->landed(o->ctx, src);
+    return 1;
+}
+
+/* ------------------------------------------------------ plain Direct */
+
+static int send_all(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
 {
     pacoll_team_t *t = c->t;
     for (int i = 1; i < t->size; i++) {
         int dst = (t->rank + i) % t->size;
         size_t n = x->send_count(x, dst);
-        const char *src = x->a->sbuf + x->send_disp(x, dst);
         int rc = MPI_SUCCESS;
+        pc_remote_t rem = {0, 0, 0};
         if (n == 0)
             continue;
-        if (pc_eager_fits(c, dst, n)) {
-            rc = pc_eager_put(c, dst, src, n);
-        } else {
-            pc_remote_t rem;
+        if (!copy_based(c, o, dst, n))
             rc = pc_adv_wait(c, dst, &rem); /* Direct, not PAP: wait in order */
-            if (rc == MPI_SUCCESS)
-                rc = pc_zput(c, dst, &rem, 0, src, n);
-        }
+        if (rc == MPI_SUCCESS)
+            rc = send_block(c, x, o, dst, &rem);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -51,7 +87,7 @@ static int send_all(pc_call_t *c, const pc_layout_t *x)
 }
 
 /* Polls every incoming block, taking them in whatever order they land. */
-static int receive_all(pc_call_t *c, const pc_layout_t *x)
+static int receive_all(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
 {
     pacoll_team_t *t = c->t;
     int left = 0, last = -1;
@@ -68,17 +104,8 @@ static int receive_all(pc_call_t *c, const pc_layout_t *x)
     while (left > 0) {
         for (int i = 1; i < t->size; i++) {
             int src = (t->rank - i + t->size) % t->size;
-            size_t n = x->recv_count(x, src);
-            if (got[src])
+            if (got[src] || !take_block(c, x, o, src))
                 continue;
-            if (pc_eager_fits(c, src, n)) {
-                const void *data = pc_eager_poll(c, src);
-                if (!data)
-                    continue;
-                pc_copy(x->a->rbuf + x->recv_disp(x, src), data, n);
-            } else if (!pc_done_poll(c, src, 1)) {
-                continue;
-            }
             got[src] = 1, left--;
             pc_wait_new_condition(&c->w);
         }
@@ -97,22 +124,210 @@ static int receive_all(pc_call_t *c, const pc_layout_t *x)
     return MPI_SUCCESS;
 }
 
-int pc_direct_exchange(pacoll_team_t *t, const char *what, const pc_layout_t *x)
+static int plain_run(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
+{
+    int rc = send_all(c, x, o);
+    return rc == MPI_SUCCESS ? receive_all(c, x, o) : rc;
+}
+
+/* ------------------------------------------- arrival-aware (pap-aware §4.2) */
+
+enum { PAP_SENT = 1, PAP_GOT = 2, PAP_ARRIVED = 4 };
+
+typedef struct pap {
+    pc_call_t *c;
+    const pc_layout_t *x;
+    const pc_xopts_t *o;
+    unsigned char *st; /* per peer: PAP_* bits */
+    int to_send, to_recv;
+    int blind_next; /* step of the next copy-based send to a peer not known to have arrived */
+    int waiting_for; /* a peer we still need, for the deadline message */
+    double alpha, beta; /* the cost model's network, for the grace */
+    double head_since; /* when the next peer in Direct order was first found absent */
+    int head;        /* that peer, or -1 */
+} pap_t;
+
+/* Takes every block that has landed; data from a peer is its arrival notice. */
+static int pap_receive(pap_t *s)
+{
+    pacoll_team_t *t = s->c->t;
+    int moved = 0;
+    for (int i = 1; i < t->size && s->to_recv > 0; i++) {
+        int src = (t->rank - i + t->size) % t->size;
+        if (s->st[src] & PAP_GOT)
+            continue;
+        if (!take_block(s->c, s->x, s->o, src)) {
+            s->waiting_for = src;
+            continue;
+        }
+        s->st[src] |= PAP_GOT | PAP_ARRIVED;
+        s->to_recv--, moved = 1;
+    }
+    return moved;
+}
+
+/* How long the next peer in Direct order is waited for before it is
+ * skipped: PACOLL_PAP_GRACE_US, or four times its n-byte block's modelled
+ * time and at least 10 us.  Measured in SMPI (docs/PAP.md): it keeps
+ * Direct's order when ranks arrive together, and is small against any skew
+ * worth adapting to. */
+static double pap_grace(const pap_t *s, size_t n)
+{
+    double g = s->c->t->cfg.pap_grace;
+    if (g >= 0)
+        return g;
+    g = 4 * (s->alpha + (double)n * s->beta);
+    return g > 10e-6 ? g : 10e-6;
+}
+
+/* True while the first unsent peer in Direct order, absent, is still within
+ * its grace time: skipping a peer that is only a message time late breaks
+ * Direct's permutation order (every step a different receiver per sender)
+ * and makes early senders converge on the same few receivers. */
+static int hold_for_head(pap_t *s, int dst, size_t n)
+{
+    double now = PMPI_Wtime();
+    if (s->head != dst)
+        s->head = dst, s->head_since = now;
+    return now - s->head_since < pap_grace(s, n);
+}
+
+/* One pass from (p+1) mod N: sends to every peer known to have arrived (a
+ * zero-copy peer's advertisement is there, a copy-based peer's data came). */
+static int pap_send_arrived(pap_t *s, int *rc)
+{
+    pacoll_team_t *t = s->c->t;
+    int moved = 0, first = 1;
+    for (int i = 1; i < t->size && s->to_send > 0 && *rc == MPI_SUCCESS; i++) {
+        int dst = (t->rank + i) % t->size;
+        pc_remote_t rem = {0, 0, 0};
+        if (s->st[dst] & PAP_SENT)
+            continue;
+        size_t n = s->x->send_count(s->x, dst);
+        int cb = copy_based(s->c, s->o, dst, n);
+        if (cb ? !(s->st[dst] & PAP_ARRIVED) : !pc_adv_poll(s->c, dst, &rem)) {
+            s->waiting_for = dst;
+            if (first && !cb && hold_for_head(s, dst, n))
+                break;
+            first = 0;
+            continue;
+        }
+        *rc = send_block(s->c, s->x, s->o, dst, &rem);
+        s->st[dst] |= PAP_SENT | PAP_ARRIVED;
+        s->to_send--, moved = 1;
+    }
+    return moved;
+}
+
+/* Copy-based blocks need no receiver: when no known-arrived peer is left,
+ * send to the next few not-yet-arrived ones in Direct order, then look for
+ * arrivals again (so a peer that arrives meanwhile is served next). */
+static int pap_send_blind(pap_t *s, int *rc)
+{
+    pacoll_team_t *t = s->c->t;
+    int batch = t->cfg.ports, sent = 0;
+    int root = (int)sqrt((double)t->size);
+    if (batch < root)
+        batch = root; /* bounds the rescans at about sqrt(N) per call */
+    for (; s->blind_next < t->size && sent < batch && *rc == MPI_SUCCESS; s->blind_next++) {
+        int dst = (t->rank + s->blind_next) % t->size;
+        if (s->st[dst] & PAP_SENT)
+            continue;
+        size_t n = s->x->send_count(s->x, dst);
+        if (!copy_based(s->c, s->o, dst, n))
+            continue;
+        *rc = send_block(s->c, s->x, s->o, dst, NULL);
+        s->st[dst] |= PAP_SENT;
+        s->to_send--, sent++;
+    }
+    return sent > 0;
+}
+
+static int pap_run(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
+{
+    pacoll_team_t *t = c->t;
+    pap_t s = {c, x, o, calloc((size_t)t->size, 1), 0, 0, 1, -1, 0, 0, 0, -1};
+    if (!s.st)
+        return MPI_ERR_NO_MEM;
+    pc_cost_ctx_t cx;
+    pc_cost_ctx(t, &cx);
+    s.alpha = cx.alpha, s.beta = cx.beta;
+    for (int p = 0; p < t->size; p++) {
+        if (p == t->rank || x->send_count(x, p) == 0)
+            s.st[p] |= PAP_SENT;
+        if (p == t->rank || x->recv_count(x, p) == 0)
+            s.st[p] |= PAP_GOT;
+        s.to_send += !(s.st[p] & PAP_SENT);
+        s.to_recv += !(s.st[p] & PAP_GOT);
+    }
+    int rc = MPI_SUCCESS;
+    while (rc == MPI_SUCCESS && (s.to_send > 0 || s.to_recv > 0)) {
+        int moved = pap_receive(&s);
+        moved |= pap_send_arrived(&s, &rc);
+        if (rc == MPI_SUCCESS && !moved && s.to_send > 0)
+            moved = pap_send_blind(&s, &rc);
+        if (rc != MPI_SUCCESS)
+            break;
+        if (moved) {
+            pc_wait_new_condition(&c->w);
+            continue;
+        }
+        /* Nothing to do until someone arrives: let my puts' flags go out. */
+        rc = pc_flush(c);
+        if (rc == MPI_SUCCESS)
+            rc = pc_wait_poll(&c->w, s.waiting_for);
+    }
+    free(s.st);
+    return rc == MPI_SUCCESS ? pc_flush(c) : rc;
+}
+
+/* ------------------------------------------------------------- driver */
+
+int pc_exchange(pacoll_team_t *t, const char *what, const pc_layout_t *x, const pc_xopts_t *o)
 {
     pc_call_t c;
     pc_call_begin(&c, t, what);
-    /* Advertise first: senders of zero-copy blocks wait for it.  Then copy
-     * my own block while their writes fly. */
-    int rc = expose_receives(&c, x);
+    /* Advertise first: senders of zero-copy blocks wait for it (and under
+     * PAP it is this rank's arrival notice).  Then copy my own block while
+     * their writes fly. */
+    int rc = expose_receives(&c, x, o);
     size_t own = x->recv_count(x, t->rank);
     if (own > 0 && x->a->rbuf)
         pc_copy(x->a->rbuf + x->recv_disp(x, t->rank), x->a->sbuf + x->send_disp(x, t->rank), own);
+    if (rc == MPI_SUCCESS && o->before_send)
+        rc = o->before_send(o->ctx);
     if (rc == MPI_SUCCESS)
-        rc = send_all(&c, x);
-    if (rc == MPI_SUCCESS)
-        rc = receive_all(&c, x);
+        rc = o->pap ? pap_run(&c, x, o) : plain_run(&c, x, o);
     int rc2 = pc_call_end(&c);
     return rc != MPI_SUCCESS ? rc : rc2;
+}
+
+int pc_direct_exchange(pacoll_team_t *t, const char *what, const pc_layout_t *x)
+{
+    pc_xopts_t o = {0, SIZE_MAX, NULL, NULL, NULL};
+    return pc_exchange(t, what, x, &o);
+}
+
+pc_xopts_t pc_pap_opts(const pacoll_team_t *t)
+{
+    pc_xopts_t o = {1, t->cfg.pap_threshold, NULL, NULL, NULL};
+    return o;
+}
+
+/* ------------------------------------------------------------ layouts */
+
+static size_t block(const pc_layout_t *x, int peer) { return PC_UNUSED(peer), x->a->m; }
+static size_t at_peer(const pc_layout_t *x, int peer) { return (size_t)peer * x->a->m; }
+static size_t at_zero(const pc_layout_t *x, int peer) { return PC_UNUSED(x), PC_UNUSED(peer), 0; }
+
+void pc_layout_alltoall(pc_layout_t *x, const pc_args_t *a, int size)
+{
+    *x = (pc_layout_t){a, block, at_peer, block, at_peer, (size_t)size * a->m};
+}
+
+void pc_layout_allgather(pc_layout_t *x, const pc_args_t *a, int size)
+{
+    *x = (pc_layout_t){a, block, at_zero, block, at_peer, (size_t)size * a->m};
 }
 
 double pc_direct_cost(const pc_cost_ctx_t *ctx, size_t m)

@@ -4,11 +4,18 @@
  * straight into that rank's memory, at most PACOLL_PORTS writes in flight,
  * and finishes when every incoming block has landed.  alltoall, allgather,
  * alltoallv and gather are all this exchange with a different layout of
- * blocks, so the four `direct` algorithms share it.
+ * blocks, so the `direct` algorithms share it.
  *
  * Small blocks go copy-based through the receiver's eager slots (no wait for
  * the receiver); larger ones zero-copy into the receive buffer the receiver
  * advertised.  Both sides decide per pair from the block size, so they agree.
+ *
+ * The same engine has a process-arrival-pattern-aware mode (pap-aware
+ * §4.1-4.3, `pap_direct`): a rank sends first to the peers it knows have
+ * arrived and never stalls on one late peer.  Arrival is learnt without any
+ * control message: a zero-copy receiver's advertisement is its arrival
+ * notice, and a copy-based sender's data sitting in my slot says it has
+ * arrived.  See pc_xopts_t and docs/PAP.md.
  */
 #ifndef PACOLL_EXCHANGE_H
 #define PACOLL_EXCHANGE_H
@@ -27,7 +34,32 @@ struct pc_layout {
     size_t recv_span; /* bytes of rbuf the receives may touch */
 };
 
+/* How the engine runs. */
+typedef struct pc_xopts {
+    /* pap-aware §4.2: serve arrived peers first, never stall on a late one */
+    int pap;
+    /* blocks of at most this many bytes go copy-based (when the eager slot
+     * holds them); larger ones zero-copy.  SIZE_MAX: whatever the slot holds. */
+    size_t copy_max;
+    /* Optional hooks for hierarchical algorithms (pap_shm_direct): */
+    void *ctx;
+    /* after this rank has advertised, before its first send */
+    int (*before_send)(void *ctx);
+    /* src's block is complete in the receive buffer */
+    void (*landed)(void *ctx, int src);
+} pc_xopts_t;
+
+/* The plain k-port Direct exchange (`direct`). */
 int pc_direct_exchange(pacoll_team_t *t, const char *what, const pc_layout_t *x);
+/* The exchange with explicit options (plain or arrival-aware). */
+int pc_exchange(pacoll_team_t *t, const char *what, const pc_layout_t *x, const pc_xopts_t *o);
+/* The options of `pap_direct` on this team (PACOLL_PAP_THRESHOLD). */
+pc_xopts_t pc_pap_opts(const pacoll_team_t *t);
+
+/* The two uniform layouts: alltoall (block p of sbuf to peer p, into block
+ * src of rbuf) and allgather (the one send block to everyone). */
+void pc_layout_alltoall(pc_layout_t *x, const pc_args_t *a, int size);
+void pc_layout_allgather(pc_layout_t *x, const pc_args_t *a, int size);
 
 /* Hockney cost of the k-port Direct exchange of m-byte blocks among p
  * ranks: ceil((p-1)/k) steps of (alpha + m beta) (multirail eq. 2). */

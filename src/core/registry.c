@@ -25,6 +25,8 @@ extern const pacoll_algo_t pc_allgather_bruck;
 extern const pacoll_algo_t pc_allgather_exchange;
 extern const pacoll_algo_t pc_alltoall_bruck;
 extern const pacoll_algo_t pc_alltoall_exchange;
+extern const pacoll_algo_t pc_alltoall_pap_direct, pc_alltoall_shm_direct, pc_alltoall_pap_shm_direct;
+extern const pacoll_algo_t pc_allgather_pap_direct, pc_allgather_shm_direct, pc_allgather_pap_shm_direct;
 
 static const pacoll_algo_t *const table[] = {
     &native_alltoall,  &pc_alltoall_direct,  &native_alltoallv, &pc_alltoallv_direct,
@@ -33,6 +35,9 @@ static const pacoll_algo_t *const table[] = {
     /* multirail (flat k-port algorithms) */
     &pc_gather_binomial, &pc_allgather_bruck, &pc_allgather_exchange, &pc_alltoall_bruck,
     &pc_alltoall_exchange,
+    /* pap-aware (docs/PAP.md) */
+    &pc_alltoall_pap_direct, &pc_alltoall_shm_direct, &pc_alltoall_pap_shm_direct,
+    &pc_allgather_pap_direct, &pc_allgather_shm_direct, &pc_allgather_pap_shm_direct,
 };
 
 _Static_assert(sizeof table / sizeof table[0] <= PC_MAX_ALGOS, "raise PC_MAX_ALGOS");

@@ -127,6 +127,11 @@ static int local_to_rank(const pacoll_team_t *t, int local)
     return t->node_ranks[t->node_first[t->node] + local];
 }
 
+int pc_shm_posted(pc_shm_op_t *op, int local)
+{
+    return load_acq(post_flag(op->t, local)) >= op->ticket;
+}
+
 int pc_shm_wait_post(pc_shm_op_t *op, int local)
 {
     PC_WAIT_UNTIL(op->w, load_acq(post_flag(op->t, local)) >= op->ticket, local_to_rank(op->t, local));
@@ -147,7 +152,13 @@ int pc_shm_wait_all_posts(pc_shm_op_t *op)
 
 void pc_shm_end(pc_shm_op_t *op) { store_rel(done_flag(op->t, op->t->local_rank), op->ticket); }
 
-void pc_shm_post_remote(pc_shm_op_t *op, int node) { store_rel(remote_flag(op->t, node), op->ticket); }
+void pc_shm_post_remote(pc_shm_op_t *op, int node)
+{
+#if PACOLL_UNDER_SMPI
+    PMPI_Wtime(); /* as in pc_shm_post: the copies first, then the flag */
+#endif
+    store_rel(remote_flag(op->t, node), op->ticket);
+}
 
 int pc_shm_remote_posted(pc_shm_op_t *op, int node)
 {

@@ -44,6 +44,8 @@ typedef struct pc_shm_op {
 int pc_shm_begin(pacoll_team_t *t, size_t bytes, pc_wait_t *w, pc_shm_op_t *op);
 /* Marks my data of this operation as in the area (post[me] = ticket). */
 void pc_shm_post(pc_shm_op_t *op);
+/* True once local rank i has posted this operation (never waits). */
+int pc_shm_posted(pc_shm_op_t *op, int local);
 /* Waits until local rank i has posted this operation. */
 int pc_shm_wait_post(pc_shm_op_t *op, int local);
 /* Waits until every local rank other than me has posted. */

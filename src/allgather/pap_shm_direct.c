@@ -1,0 +1,32 @@
+/*
+ * allgather "pap_shm_direct": the arrival-pattern- and shared-memory-aware Direct allgather.
+ *
+ * Source: pap-aware-alltoall-allgather-rdma §4.5 (Fig. 7).  Three phases over the node segment
+ * (src/core/node_exchange.c): every local rank copies its data into the
+ * segment (gather to the master, local index 0); the masters exchange the
+ * node blocks with the k-port Direct exchange, zero-copy straight into the
+ * remote node's segment or copy-based through the eager slots; every local
+ * rank copies its blocks out (broadcast).
+ * Arrival-aware (pap-aware §4.4-4.5): the masters' exchange is pap_direct's,
+ * and each remote node's data is handed out as soon as it lands (one done
+ * flag per remote master), without waiting for the other masters.  Phase 1
+ * cannot be arrival-aware: a master needs all its local ranks' data.
+ * Teams with one rank per node run the arrival-aware Direct exchange itself.
+ *
+ * Cost (Hockney; N ranks, K nodes, L = ranks per node, k ports, m bytes):
+ *     T = (alpha_shm + m beta_shm) + (alpha_shm + N m beta_shm)
+ *       + ceil((K-1)/k) (alpha + L m beta)
+ * with every rank arrived (the same as shm_direct).
+ */
+#include "core/node_exchange.h"
+
+static int run(pacoll_team_t *t, const pc_args_t *a)
+{
+    return pc_node_exchange(t, a, 1, "allgather pap_shm_direct");
+}
+
+const pacoll_algo_t pc_allgather_pap_shm_direct = {
+    "pap_shm_direct", PACOLL_ALLGATHER, PACOLL_NEEDS_RMA | PACOLL_NEEDS_SHM,
+    "pap-aware-alltoall-allgather-rdma §4.5 (Fig. 7)",
+    "shm gather, arrival-aware Direct among masters, each node's data broadcast as it lands",
+    run, pc_node_allgather_cost};

@@ -1,0 +1,39 @@
+/*
+ * alltoall "pap_direct": the process-arrival-pattern-aware Direct alltoall.
+ *
+ * Source: pap-aware-alltoall-allgather-rdma §4.1-4.2 (Fig. 5).  The k-port
+ * Direct exchange (src/core/exchange.c) in its arrival-aware mode: each
+ * rank advertises its receive buffer first (zero-copy: that advertisement
+ * is its arrival notice, pc_adv_poll), then repeatedly
+ *   - takes whatever blocks have landed (copy-based: a block in my slot says
+ *     its sender has arrived),
+ *   - polls from (p+1) mod N and writes its block to every peer known to
+ *     have arrived,
+ *   - and, copy-based, when no arrived peer is left, writes the next few
+ *     blocks to peers not yet arrived (their slots need no receiver),
+ * never stalling on one late peer, until every block is out and in.
+ * Blocks up to PACOLL_PAP_THRESHOLD bytes (and what the eager slot holds)
+ * go copy-based, larger ones zero-copy.
+ *
+ * Cost (Hockney, k ports, m bytes per block), with every rank arrived:
+ *     T = ceil((N-1)/k) * (alpha + m beta)          (= direct)
+ * Under skew (arrival times a_i) a rank's sends are never delayed by a late
+ * peer it could have skipped: its last send leaves at about
+ * max(a_p, a_late) + T, where plain Direct can queue up to N-1 sends behind
+ * each late peer in its order (docs/PAP.md).
+ */
+#include "core/exchange.h"
+
+static int run(pacoll_team_t *t, const pc_args_t *a)
+{
+    pc_layout_t x;
+    pc_xopts_t o = pc_pap_opts(t);
+    pc_layout_alltoall(&x, a, t->size);
+    return pc_exchange(t, "alltoall pap_direct", &x, &o);
+}
+
+const pacoll_algo_t pc_alltoall_pap_direct = {
+    "pap_direct", PACOLL_ALLTOALL, PACOLL_NEEDS_RMA,
+    "pap-aware-alltoall-allgather-rdma §4.1-4.2 (Fig. 5)",
+    "arrival-aware Direct: writes to arrived peers first, never stalls; ceil((N-1)/k)(a+mb)",
+    run, pc_direct_cost};

@@ -1,0 +1,29 @@
+/*
+ * alltoall "shm_direct": the shared-memory-aware Direct alltoall.
+ *
+ * Source: pap-aware-alltoall-allgather-rdma §4.4 (Shm_Direct); multirail-smp-collectives-qsnet §5.2.  Three phases over the node segment
+ * (src/core/node_exchange.c): every local rank copies its data into the
+ * segment (gather to the master, local index 0); the masters exchange the
+ * node blocks with the k-port Direct exchange, zero-copy straight into the
+ * remote node's segment or copy-based through the eager slots; every local
+ * rank copies its blocks out (scatter).
+ * Not arrival-aware: the masters' exchange is plain Direct, and the local
+ * ranks copy out once every master's data has landed (one flag).
+ * Teams with one rank per node run the Direct exchange itself.
+ *
+ * Cost (Hockney; N ranks, K nodes, L = ranks per node, k ports, m bytes):
+ *     T = 2 (alpha_shm + N m beta_shm) + ceil((K-1)/k) (alpha + L^2 m beta)
+ * (the masters' step dominates on a network; the copies inside a node).
+ */
+#include "core/node_exchange.h"
+
+static int run(pacoll_team_t *t, const pc_args_t *a)
+{
+    return pc_node_exchange(t, a, 0, "alltoall shm_direct");
+}
+
+const pacoll_algo_t pc_alltoall_shm_direct = {
+    "shm_direct", PACOLL_ALLTOALL, PACOLL_NEEDS_RMA | PACOLL_NEEDS_SHM,
+    "pap-aware-alltoall-allgather-rdma §4.4 (Shm_Direct); multirail-smp-collectives-qsnet §5.2",
+    "shm gather to the node master, Direct among masters into the remote segment, shm scatter",
+    run, pc_node_alltoall_cost};

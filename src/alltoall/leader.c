@@ -23,7 +23,10 @@
  *     PACOLL_LEADER_ALG names (default direct; `auto`: the selector on the
  *     leaders' sub-team).  With equal nodes it is an alltoall of L^2 m-byte
  *     blocks; with uneven nodes the block for node B is L_A L_B m bytes, an
- *     alltoallv (the own node's block is left out: it never leaves).
+ *     alltoallv.  The own node's block is exchanged too (a local copy; step
+ *     3 reads the send half anyway): under SMPI 3.32, leaving it out (a
+ *     zero-copy exposure whose first bytes no sender writes) made puts fail
+ *     with MPI_ERR_RMA_RANGE (measured: uneven halves of 16 ranks).
  *   - Uneven nodes and any placement (node_ranks) are covered by the offsets
  *     above; the segment holds 2 L_A P m bytes.  Above PACOLL_SHM_MAX the
  *     call runs `direct` instead (the test uses the largest node, so every
@@ -101,7 +104,7 @@ static int leaders_exchange(pacoll_team_t *t, const pc_args_t *a, const char *se
     size_t *counts = v, *displs = v + t->nnodes;
     for (int b = 0; b < t->nnodes; b++) {
         size_t lb = (size_t)(t->node_first[b + 1] - t->node_first[b]);
-        counts[b] = b == t->node ? 0 : la * lb * m; /* the same both ways */
+        counts[b] = la * lb * m; /* the same both ways; own node: see above */
         displs[b] = node_part(t, b, m);
     }
     pc_args_t in = {PACOLL_ALLTOALLV, send, recv, 0, counts, displs, counts, displs, 0};

@@ -28,6 +28,7 @@ typedef struct pc_cost_ctx {
     int p, nnodes, ppn_max, ports;
     double alpha, beta;         /* inter-node latency (s), time per byte (s/B) */
     double alpha_shm, beta_shm; /* intra-node copy costs */
+    int nic;                    /* enum pc_nic (config.h): what the team knows of its NIC */
 } pc_cost_ctx_t;
 
 struct pacoll_algo {

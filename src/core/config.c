@@ -169,6 +169,66 @@ static void read_transport(pc_config_t *cfg)
         set_error(cfg, "PACOLL_TRANSPORT='%s' is not valid: expected auto or rma", s);
 }
 
+static void read_nic(pc_config_t *cfg)
+{
+    const char *s = getenv("PACOLL_NIC");
+    if (!s || !*s || !strcmp(s, "auto"))
+        cfg->nic = PC_NIC_AUTO;
+    else if (!strcmp(s, "onload"))
+        cfg->nic = PC_NIC_ONLOAD;
+    else if (!strcmp(s, "offload"))
+        cfg->nic = PC_NIC_OFFLOAD;
+    else
+        set_error(cfg, "PACOLL_NIC='%s' is not valid: expected onload, offload or auto", s);
+}
+
+/* An algorithm the leaders (or lanes) of a hierarchical scheme may run
+ * among themselves: anything but another scheme built on the node segment
+ * (they would recurse, and there is one rank per node there). */
+static int inter_node_algo(pacoll_coll_t coll, const char *name)
+{
+    int idx = pc_registry_find(coll, name);
+    return idx >= 0 && !(pc_registry_get(idx)->needs & PACOLL_NEEDS_SHM) ? idx : -1;
+}
+
+static void read_leader_alg(pc_config_t *cfg)
+{
+    const char *s = getenv("PACOLL_LEADER_ALG");
+    cfg->leader_alg[0] = pc_registry_find(PACOLL_ALLTOALL, "direct");
+    cfg->leader_alg[1] = pc_registry_find(PACOLL_ALLTOALLV, "direct");
+    if (!s || !*s || !strcmp(s, "direct"))
+        return;
+    if (!strcmp(s, "auto")) {
+        cfg->leader_alg_auto = 1;
+        return;
+    }
+    int a = inter_node_algo(PACOLL_ALLTOALL, s), v = inter_node_algo(PACOLL_ALLTOALLV, s);
+    if (a < 0 && v < 0) {
+        char names[PC_MSG_LEN / 2];
+        size_t used = 0;
+        names[0] = '\0';
+        for (int i = 0; i < pc_registry_count() && used < sizeof names; i++) {
+            const pacoll_algo_t *x = pc_registry_get(i);
+            int mine = x->coll == PACOLL_ALLTOALL ||
+                       (x->coll == PACOLL_ALLTOALLV && pc_registry_find(PACOLL_ALLTOALL, x->name) < 0);
+            if (mine && !(x->needs & PACOLL_NEEDS_SHM)) {
+                int n = snprintf(names + used, sizeof names - used, ", %s", x->name);
+                used += n > 0 ? (size_t)n : 0;
+            }
+        }
+        set_error(cfg,
+                  "PACOLL_LEADER_ALG='%s' is not valid: expected auto or an inter-node alltoall "
+                  "algorithm (not a hierarchical one): auto%s",
+                  s, names);
+        return;
+    }
+    /* A name only one collective knows: the other phase keeps direct. */
+    if (a >= 0)
+        cfg->leader_alg[0] = a;
+    if (v >= 0)
+        cfg->leader_alg[1] = v;
+}
+
 void pc_config_read(pc_config_t *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -205,6 +265,8 @@ void pc_config_read(pc_config_t *cfg)
     read_bool(cfg, "PACOLL_VERBOSE", &cfg->verbose);
     read_bool(cfg, "PACOLL_REGCACHE", &cfg->regcache);
     read_transport(cfg);
+    read_nic(cfg);
+    read_leader_alg(cfg);
     read_size(cfg, "PACOLL_EAGER", 0, &cfg->eager_bytes);
     read_size(cfg, "PACOLL_SLOT_BUDGET", 4096, &cfg->slot_budget);
     read_size(cfg, "PACOLL_SHM_MAX", 4096, &cfg->shm_max);

@@ -14,6 +14,11 @@
 
 enum pc_transport { PC_TRANSPORT_AUTO = 0, PC_TRANSPORT_RMA = 1 };
 
+/* PACOLL_NIC (multicore slides): what more cores do to the network
+ * interface.  NONE is only ever a measured answer (no NIC between the
+ * nodes, or nothing to compare). */
+enum pc_nic { PC_NIC_AUTO = 0, PC_NIC_ONLOAD = 1, PC_NIC_OFFLOAD = 2, PC_NIC_NONE = 3 };
+
 #define PC_MAX_NODE_PATTERN 64
 
 typedef struct pc_config {
@@ -35,6 +40,12 @@ typedef struct pc_config {
     double pap_grace;           /* PACOLL_PAP_GRACE_US (seconds here): how long a pap_* sender
                                    waits for the next peer in Direct order; < 0: one block time */
     char rules_path[512];       /* PACOLL_RULES, "" = embedded default */
+    int nic;                    /* PACOLL_NIC: enum pc_nic */
+    /* PACOLL_LEADER_ALG: the inter-node algorithm of the hierarchical
+     * schemes (leader, multileader), registry index per collective
+     * (alltoall, alltoallv phase); leader_alg_auto: the selector decides */
+    int leader_alg[2];
+    int leader_alg_auto;
     int error;                  /* MPI error class of the first bad value, or 0 */
     char error_msg[PC_MSG_LEN]; /* what was wrong, for the user */
     int error_told;             /* the message was printed already */

@@ -27,6 +27,7 @@ extern const pacoll_algo_t pc_alltoall_bruck;
 extern const pacoll_algo_t pc_alltoall_exchange;
 extern const pacoll_algo_t pc_alltoall_pap_direct, pc_alltoall_shm_direct, pc_alltoall_pap_shm_direct;
 extern const pacoll_algo_t pc_allgather_pap_direct, pc_allgather_shm_direct, pc_allgather_pap_shm_direct;
+extern const pacoll_algo_t pc_alltoall_leader, pc_alltoall_multileader;
 
 static const pacoll_algo_t *const table[] = {
     &native_alltoall,  &pc_alltoall_direct,  &native_alltoallv, &pc_alltoallv_direct,
@@ -38,6 +39,7 @@ static const pacoll_algo_t *const table[] = {
     /* pap-aware (docs/PAP.md) */
     &pc_alltoall_pap_direct, &pc_alltoall_shm_direct, &pc_alltoall_pap_shm_direct,
     &pc_allgather_pap_direct, &pc_allgather_shm_direct, &pc_allgather_pap_shm_direct,
+    &pc_alltoall_leader, &pc_alltoall_multileader,
 };
 
 _Static_assert(sizeof table / sizeof table[0] <= PC_MAX_ALGOS, "raise PC_MAX_ALGOS");

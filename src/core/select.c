@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "core/hier.h"
 #include "core/json.h"
 
 extern const char pacoll_default_rules_json[];
@@ -153,6 +154,7 @@ void pc_cost_ctx(const pacoll_team_t *t, pc_cost_ctx_t *ctx)
      * core's memcpy); the tuner's rules replace the guesses. */
     ctx->alpha = 2e-6, ctx->beta = 1.0 / 10e9;
     ctx->alpha_shm = 2e-7, ctx->beta_shm = 1.0 / 10e9;
+    ctx->nic = t->nic >= 0 ? t->nic : t->cfg.nic; /* never measures from here */
 }
 
 static int rule_matches(const pc_rule_t *r, const pacoll_team_t *t, int coll, double m)
@@ -180,8 +182,31 @@ static int by_cost(pacoll_team_t *t, pacoll_coll_t coll, size_t m)
     return best;
 }
 
+/* PACOLL_NIC (multicore slides): on several nodes of several ranks, the
+ * network interface's nature picks the alltoall scheme ahead of the rules
+ * (they know sizes, ranks and nodes, not the interface): onload ->
+ * multileader, offload -> leader, up to the block size where each was
+ * measured to win (docs/MULTICORE.md).  On auto the first such call
+ * measures (collective: every rank selects at the same call); with no NIC
+ * between the nodes (one host, virtual nodes) nothing is preferred. */
+static int nic_choice(pacoll_team_t *t, pacoll_coll_t coll, size_t m)
+{
+    if (coll != PACOLL_ALLTOALL || t->nnodes < 2 || t->ppn_max < 2)
+        return -1;
+    int kind = pc_nic_kind(t);
+    const char *name = kind == PC_NIC_ONLOAD && m <= PC_NIC_ONLOAD_MAX_BYTES     ? "multileader"
+                       : kind == PC_NIC_OFFLOAD && m <= PC_NIC_OFFLOAD_MAX_BYTES ? "leader"
+                                                                                 : NULL;
+    int idx = name ? pc_registry_find(coll, name) : -1;
+    const char *why;
+    return idx >= 0 && pc_algo_can_run(t, pc_registry_get(idx), &why) ? idx : -1;
+}
+
 int pc_select(pacoll_team_t *t, pacoll_coll_t coll, size_t m)
 {
+    int nic = nic_choice(t, coll, m);
+    if (nic >= 0)
+        return nic;
     const pc_rules_t *rs = t->rules;
     for (int i = 0; rs && i < rs->n; i++) {
         const pc_rule_t *r = &rs->rule[i];

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "core/context.h"
+#include "core/hier.h"
 #include "core/select.h"
 
 /* The virtual node of world rank w under PACOLL_NODE_SIZE: nodes of the
@@ -94,6 +95,7 @@ static int team_init(pacoll_team_t *t, MPI_Comm comm)
 {
     t->user = comm;
     t->node_comm = t->leader_comm = t->host_comm = MPI_COMM_NULL;
+    t->nic = -1;
     pc_config_read(&t->cfg);
     for (int c = 0; c < PACOLL_NCOLL; c++)
         t->comm_choice[c] = t->last_algo[c] = -1;
@@ -142,6 +144,7 @@ void pc_team_free(pacoll_team_t *t)
 {
     if (!t)
         return;
+    pc_hier_free(t); /* sub-teams first: they live on communicators of this team */
     pc_shm_free(t);
     pc_rma_free(t);
     free_comm(&t->leader_comm);
@@ -153,6 +156,7 @@ void pc_team_free(pacoll_team_t *t)
 
 void pc_team_free_local(pacoll_team_t *t)
 {
+    pc_hier_free_local(t);
     pc_rma_free_local(t);
     free_memory(t);
 }

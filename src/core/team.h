@@ -49,6 +49,8 @@ struct pacoll_team {
 
     pc_rma_t rma;      /* the one-sided channel */
     pc_shm_t shm;      /* the node segment for hierarchical algorithms */
+    struct pc_hier *hier; /* multileader's lanes, made on first use (hier.h) */
+    int nic;           /* the NIC's nature (enum pc_nic), -1 until known (hier.h) */
 
     uint64_t seq;      /* call sequence number, the same on every rank */
     int comm_choice[PACOLL_NCOLL]; /* pacoll_comm_set_algorithm, -1 = none */

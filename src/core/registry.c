@@ -28,6 +28,7 @@ extern const pacoll_algo_t pc_alltoall_exchange;
 extern const pacoll_algo_t pc_alltoall_pap_direct, pc_alltoall_shm_direct, pc_alltoall_pap_shm_direct;
 extern const pacoll_algo_t pc_allgather_pap_direct, pc_allgather_shm_direct, pc_allgather_pap_shm_direct;
 extern const pacoll_algo_t pc_alltoall_leader, pc_alltoall_multileader;
+extern const pacoll_algo_t pc_allgather_smp_gather_bcast, pc_allgather_smp_direct, pc_allgather_smp_bruck;
 
 static const pacoll_algo_t *const table[] = {
     &native_alltoall,  &pc_alltoall_direct,  &native_alltoallv, &pc_alltoallv_direct,
@@ -40,6 +41,7 @@ static const pacoll_algo_t *const table[] = {
     &pc_alltoall_pap_direct, &pc_alltoall_shm_direct, &pc_alltoall_pap_shm_direct,
     &pc_allgather_pap_direct, &pc_allgather_shm_direct, &pc_allgather_pap_shm_direct,
     &pc_alltoall_leader, &pc_alltoall_multileader,
+    &pc_allgather_smp_gather_bcast, &pc_allgather_smp_direct, &pc_allgather_smp_bruck,
 };
 
 _Static_assert(sizeof table / sizeof table[0] <= PC_MAX_ALGOS, "raise PC_MAX_ALGOS");

@@ -29,6 +29,8 @@ typedef struct pc_config {
     size_t eager_bytes;         /* PACOLL_EAGER: largest copy-based message */
     size_t slot_budget;         /* PACOLL_SLOT_BUDGET: bytes of slots per rank */
     size_t shm_max;             /* PACOLL_SHM_MAX: largest node segment */
+    int sloav_radix;            /* PACOLL_SLOAV_RADIX: alltoallv sloav/sloavx radix, >= 2 */
+    size_t sloav_linear;        /* PACOLL_SLOAV_LINEAR: relayed elements up to this size */
     char rules_path[512];       /* PACOLL_RULES, "" = embedded default */
     int error;                  /* MPI error class of the first bad value, or 0 */
     char error_msg[PC_MSG_LEN]; /* what was wrong, for the user */

@@ -19,11 +19,12 @@ extern const pacoll_algo_t pc_alltoallv_direct;
 extern const pacoll_algo_t pc_allgather_direct;
 extern const pacoll_algo_t pc_gather_direct;
 extern const pacoll_algo_t pc_alltoallv_sloav;
+extern const pacoll_algo_t pc_alltoallv_sloavx;
 
 static const pacoll_algo_t *const table[] = {
     &native_alltoall,  &pc_alltoall_direct,  &native_alltoallv, &pc_alltoallv_direct,
     &native_allgather, &pc_allgather_direct, &native_gather,    &pc_gather_direct,
-    &pc_alltoallv_sloav,
+    &pc_alltoallv_sloav, &pc_alltoallv_sloavx,
 };
 
 _Static_assert(sizeof table / sizeof table[0] <= PC_MAX_ALGOS, "raise PC_MAX_ALGOS");

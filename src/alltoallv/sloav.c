@@ -595,14 +595,15 @@ static void sloav_free(sloav_t *s)
 int pc_sloav_exchange(pacoll_team_t *t, const char *what, const pc_args_t *a, int radix,
                       size_t linear)
 {
-    if (t->size > 1 && !eager_usable(t))
+    /* A radix of N or more is one round in which every element travels
+     * straight to its destination: that is `direct`, without the size
+     * words.  (Both tests give the same answer on every rank.) */
+    if (t->size > 1 && (radix >= t->size || !eager_usable(t)))
         return run_direct(t, what, a);
     sloav_t s;
     memset(&s, 0, sizeof s);
     s.t = t, s.a = a, s.n = t->size, s.me = t->rank;
     s.r = radix < 2 ? 2 : radix;
-    if (s.r > s.n && s.n > 1)
-        s.r = s.n; /* one round, N-1 partners: larger radices change nothing */
     s.rounds = pc_sloav_rounds(s.n, s.r);
     s.linear = linear;
     pc_call_begin(&s.c, t, what);

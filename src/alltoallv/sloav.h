@@ -15,7 +15,7 @@
 
 /* Defaults of PACOLL_SLOAV_RADIX and PACOLL_SLOAV_LINEAR (docs/SLOAV.md). */
 #define PC_SLOAV_RADIX_DEFAULT 2
-#define PC_SLOAV_LINEAR_DEFAULT ((size_t)1024)
+#define PC_SLOAV_LINEAR_DEFAULT ((size_t)512)
 /* The SLOAV buffer reserves this much per relayed element that may arrive
  * zero-copy (docs/SLOAV.md): relaying larger elements never pays anyway. */
 #define PC_SLOAV_LINEAR_MAX ((size_t)1 << 20)

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdarg.h>
 
+#include "alltoallv/sloav.h"
 #include "core/algo.h"
 
 static void set_error(pc_config_t *cfg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -227,6 +228,25 @@ static void read_leader_alg(pc_config_t *cfg)
         cfg->leader_alg[0] = a;
     if (v >= 0)
         cfg->leader_alg[1] = v;
+/* alltoallv sloav / sloavx (docs/SLOAV.md): the radix of the Bruck rounds
+ * and the largest element that is relayed rather than sent straight. */
+static void read_sloav(pc_config_t *cfg)
+{
+    cfg->sloav_radix = PC_SLOAV_RADIX_DEFAULT;
+    cfg->sloav_linear = PC_SLOAV_LINEAR_DEFAULT;
+    read_long(cfg, "PACOLL_SLOAV_RADIX", 2, 1L << 20, &cfg->sloav_radix);
+    const char *s = getenv("PACOLL_SLOAV_LINEAR");
+    size_t v;
+    if (!s)
+        return;
+    if (pc_parse_size(s, &v) != 0 || v > PC_SLOAV_LINEAR_MAX) {
+        set_error(cfg,
+                  "PACOLL_SLOAV_LINEAR='%s' is not valid: expected a byte count from 0 to %zu "
+                  "(suffix k, m or g allowed)",
+                  s, PC_SLOAV_LINEAR_MAX);
+        return;
+    }
+    cfg->sloav_linear = v;
 }
 
 void pc_config_read(pc_config_t *cfg)
@@ -275,6 +295,7 @@ void pc_config_read(pc_config_t *cfg)
     int grace_us = -1;
     read_long(cfg, "PACOLL_PAP_GRACE_US", 0, 1L << 30, &grace_us);
     cfg->pap_grace = grace_us < 0 ? -1.0 : grace_us * 1e-6;
+    read_sloav(cfg);
     const char *rules = getenv("PACOLL_RULES");
     if (rules)
         snprintf(cfg->rules_path, sizeof cfg->rules_path, "%s", rules);

@@ -29,6 +29,8 @@ extern const pacoll_algo_t pc_alltoall_pap_direct, pc_alltoall_shm_direct, pc_al
 extern const pacoll_algo_t pc_allgather_pap_direct, pc_allgather_shm_direct, pc_allgather_pap_shm_direct;
 extern const pacoll_algo_t pc_alltoall_leader, pc_alltoall_multileader;
 extern const pacoll_algo_t pc_allgather_smp_gather_bcast, pc_allgather_smp_direct, pc_allgather_smp_bruck;
+extern const pacoll_algo_t pc_alltoallv_sloav;
+extern const pacoll_algo_t pc_alltoallv_sloavx;
 
 static const pacoll_algo_t *const table[] = {
     &native_alltoall,  &pc_alltoall_direct,  &native_alltoallv, &pc_alltoallv_direct,
@@ -42,6 +44,7 @@ static const pacoll_algo_t *const table[] = {
     &pc_allgather_pap_direct, &pc_allgather_shm_direct, &pc_allgather_pap_shm_direct,
     &pc_alltoall_leader, &pc_alltoall_multileader,
     &pc_allgather_smp_gather_bcast, &pc_allgather_smp_direct, &pc_allgather_smp_bruck,
+    &pc_alltoallv_sloav, &pc_alltoallv_sloavx,
 };
 
 _Static_assert(sizeof table / sizeof table[0] <= PC_MAX_ALGOS, "raise PC_MAX_ALGOS");

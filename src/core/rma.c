@@ -516,3 +516,15 @@ int pc_done_wait(pc_call_t *c, int peer, uint32_t count)
     PC_WAIT_UNTIL(&c->w, pc_done_poll(c, peer, count), peer);
     return MPI_SUCCESS;
 }
+
+/* ---------------------------------------------------- added for sloav */
+
+/* alltoallv sloav: the largest eager message to or from peer, so a sender
+ * can tell a receiver that does not know the size whether the data rides
+ * in the slot or follows zero-copy.  The same on both sides of a pair. */
+size_t pc_eager_capacity(const pc_call_t *c, int peer)
+{
+    const pacoll_team_t *t = c->t;
+    size_t slot = use_shm(t, peer) ? t->rma.shm_slot : t->rma.slot;
+    return slot < t->cfg.eager_bytes ? slot : t->cfg.eager_bytes;
+}

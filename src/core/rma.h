@@ -171,4 +171,8 @@ int pc_regcache_register(pacoll_team_t *t, void *buf, size_t len);
 void pc_regcache_end_call(pacoll_team_t *t);
 void pc_regcache_free(pacoll_team_t *t);
 
+/* alltoallv sloav: bytes pc_eager_fits accepts for peer (0: no eager path);
+ * the same on both sides of the pair. */
+size_t pc_eager_capacity(const pc_call_t *c, int peer);
+
 #endif

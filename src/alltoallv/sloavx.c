@@ -1,0 +1,271 @@
+/*
+ * alltoallv "sloavx": SLOAV over node leaders, with shared-memory gather
+ * and scatter inside each node.
+ *
+ * Source: sloavx-logarithmic-alltoallv §IV (SLOAVx).  One leader per node
+ * (local index 0) collects every local process's elements, grouped by
+ * destination node, runs SLOAV (§III, src/alltoallv/sloav.c) with the other
+ * leaders on those node partitions, and every local process takes its
+ * blocks from shared memory.  Network messages fall from O(N log N) per
+ * call to O(nodes log nodes).  See docs/SLOAV.md.
+ *
+ * How it maps onto pacoll (three operations of the node segment, shm.h):
+ *   1. sizes (§IV step 1, "notify the parent about the message size
+ *      first"): every local process writes one row, its bytes per
+ *      destination node and its receive counts, and posts it.  Every
+ *      process reads all rows and computes every offset it needs itself, so
+ *      no offsets travel back down a tree.
+ *   2. data: every process copies its blocks into the node segment, already
+ *      in the order the leader sends them (by destination node, then by
+ *      source, then by destination rank), so the leader's "group by
+ *      destination node" costs no copy: the node partitions are contiguous
+ *      and the leader hands them to SLOAV as they are.  The leader waits for
+ *      every post, runs SLOAV among the leaders (their own team, made with
+ *      pc_team_get(leader_comm)) with the final partitions landing in the
+ *      segment, and marks the operation done.
+ *   3. scatter: the next operation may start only when every local process
+ *      (so also the leader) is done with the last one; that wait is the
+ *      notification of §IV step 3, and each process copies its blocks out,
+ *      data from its own node straight from the send area of step 2.
+ * Departure: the paper gathers and scatters along a binomial tree of
+ * gatherv/scatterv steps because Cheetah moves data between processes by
+ * messages; in one shared segment every process writes and reads its own
+ * part directly (one copy in, one copy out) and a tree would only add
+ * copies.  Uneven and non-consecutive nodes are described by the team's
+ * node layout (node_ranks, local_of) and need nothing special.
+ *
+ * Memory: the node segment holds L (nodes + N) 8-byte sizes, then the
+ * node's whole send volume and the volume it receives from other nodes
+ * (bounded by PACOLL_SHM_MAX); the leader's SLOAV adds what sloav.c states.
+ *
+ * Cost (Hockney; L ranks per node, n nodes, elements of m bytes, K =
+ * ceil(log_r n), node partitions of L^2 m bytes):
+ *     T = 3 alpha_shm + 2 N m beta_shm                       (in and out)
+ *       + K ceil((r-1)/k)(alpha + (n/r) L^2 m beta) + K n L^2 m beta_shm
+ */
+#include "alltoallv/sloav.h"
+
+#include <math.h>
+
+/* Blocks are copied with memcpy and charged to SMPI once per phase, as
+ * sloav.c does (pc_copy's bandwidth). */
+#define SLOAVX_COPY_BW 10e9
+
+typedef struct layout {
+    int nn, L;
+    size_t *send_part;   /* [nn] bytes of the node partition for node n */
+    size_t *send_off;    /* [nn] its offset in the send area */
+    size_t *my_send;     /* [nn] where my part of partition n starts */
+    size_t *recv_part;   /* [nn] bytes from node m (0 for my node) */
+    size_t *recv_off;    /* [nn] its offset in the receive area */
+    size_t *my_recv;     /* [N] where the block from each rank is, in the segment */
+    size_t total_send, total_recv;
+} layout_t;
+
+static void layout_free(layout_t *x)
+{
+    free(x->send_part), free(x->send_off), free(x->my_send);
+    free(x->recv_part), free(x->recv_off), free(x->my_recv);
+}
+
+static int layout_alloc(layout_t *x, int nn, int n)
+{
+    memset(x, 0, sizeof *x);
+    x->nn = nn;
+    x->send_part = calloc((size_t)nn, sizeof(size_t));
+    x->send_off = calloc((size_t)nn, sizeof(size_t));
+    x->my_send = calloc((size_t)nn, sizeof(size_t));
+    x->recv_part = calloc((size_t)nn, sizeof(size_t));
+    x->recv_off = calloc((size_t)nn, sizeof(size_t));
+    x->my_recv = calloc((size_t)n, sizeof(size_t));
+    if (!x->send_part || !x->send_off || !x->my_send || !x->recv_part || !x->recv_off ||
+        !x->my_recv)
+        return MPI_ERR_NO_MEM;
+    return MPI_SUCCESS;
+}
+
+/* Row of local rank s in the sizes area: [bytes to each node][rcounts]. */
+static uint64_t *row(const pacoll_team_t *t, char *area, int s)
+{
+    return (uint64_t *)area + (size_t)s * ((size_t)t->nnodes + (size_t)t->size);
+}
+
+static void write_row(const pacoll_team_t *t, const pc_args_t *a, char *area)
+{
+    uint64_t *r = row(t, area, t->local_rank);
+    for (int n = 0; n < t->nnodes; n++)
+        r[n] = 0;
+    for (int p = 0; p < t->size; p++) {
+        r[t->node_of[p]] += a->scounts[p];
+        r[t->nnodes + p] = a->rcounts[p];
+    }
+}
+
+/* Everything a process needs from the sizes of every local process. */
+static int compute_layout(const pacoll_team_t *t, char *area, layout_t *x)
+{
+    int nn = t->nnodes, n = t->size, me = t->local_rank, L = t->local_size;
+    size_t *col = calloc(2 * (size_t)n, sizeof *col); /* col[p], pre[p] */
+    if (!col)
+        return MPI_ERR_NO_MEM;
+    size_t *pre = col + n;
+    for (int s = 0; s < L; s++) {
+        const uint64_t *r = row(t, area, s);
+        for (int m = 0; m < nn; m++) {
+            if (s < me)
+                x->my_send[m] += r[m];
+            x->send_part[m] += r[m];
+        }
+        for (int p = 0; p < n; p++) {
+            col[p] += r[nn + p];
+            if (s < me)
+                pre[p] += r[nn + p];
+        }
+    }
+    for (int m = 0; m < nn; m++) {
+        x->send_off[m] = x->total_send;
+        x->total_send += x->send_part[m];
+        x->my_send[m] += x->send_off[m];
+    }
+    /* Partition from node m: [source in m][destination local rank]. */
+    for (int m = 0; m < nn; m++) {
+        if (m != t->node) {
+            x->recv_off[m] = x->total_recv;
+            for (int i = t->node_first[m]; i < t->node_first[m + 1]; i++)
+                x->recv_part[m] += col[t->node_ranks[i]];
+            x->total_recv += x->recv_part[m];
+        }
+    }
+    for (int m = 0; m < nn; m++) {
+        size_t at = m == t->node ? x->send_off[m] : x->total_send + x->recv_off[m];
+        for (int i = t->node_first[m]; i < t->node_first[m + 1]; i++) {
+            int src = t->node_ranks[i];
+            x->my_recv[src] = at + pre[src];
+            at += col[src];
+        }
+    }
+    free(col);
+    return MPI_SUCCESS;
+}
+
+/* My blocks into the send area: partition by destination node, inside it
+ * after the local ranks before me, by destination rank in node order. */
+static void copy_in(const pacoll_team_t *t, const pc_args_t *a, const layout_t *x, char *area)
+{
+    size_t bytes = 0;
+    for (int m = 0; m < t->nnodes; m++) {
+        size_t at = x->my_send[m];
+        for (int i = t->node_first[m]; i < t->node_first[m + 1]; i++) {
+            int dst = t->node_ranks[i];
+            memcpy(area + at, a->sbuf + a->sdispls[dst], a->scounts[dst]);
+            at += a->scounts[dst];
+            bytes += a->scounts[dst];
+        }
+    }
+    pc_sim_delay((double)bytes / SLOAVX_COPY_BW);
+}
+
+static void copy_out(const pacoll_team_t *t, const pc_args_t *a, const layout_t *x,
+                     const char *area)
+{
+    size_t bytes = 0;
+    for (int p = 0; p < t->size; p++) {
+        memcpy(a->rbuf + a->rdispls[p], area + x->my_recv[p], a->rcounts[p]);
+        bytes += a->rcounts[p];
+    }
+    pc_sim_delay((double)bytes / SLOAVX_COPY_BW);
+}
+
+/* The leaders' SLOAV on the node partitions in the segment. */
+static int leaders_exchange(pacoll_team_t *t, const layout_t *x, char *area)
+{
+    int err = MPI_SUCCESS;
+    pacoll_team_t *lt = pc_team_get(t->leader_comm, &err);
+    if (!lt)
+        return err;
+    if (lt->size != t->nnodes || lt->rank != t->node) {
+        pc_log("alltoallv sloavx: leader team rank %d of %d, expected node %d of %d", lt->rank,
+               lt->size, t->node, t->nnodes);
+        return MPI_ERR_INTERN;
+    }
+    size_t *sc = calloc(2 * (size_t)x->nn, sizeof *sc);
+    if (!sc)
+        return MPI_ERR_NO_MEM;
+    size_t *rc = sc + x->nn;
+    for (int m = 0; m < x->nn; m++)
+        if (m != t->node)
+            sc[m] = x->send_part[m], rc[m] = x->recv_part[m];
+    pc_args_t la = {PACOLL_ALLTOALLV, area, area + x->total_send, 0, sc, x->send_off, rc,
+                    x->recv_off, 0};
+    err = pc_sloav_exchange(lt, "alltoallv sloavx (leaders)", &la, t->cfg.sloav_radix,
+                            t->cfg.sloav_linear);
+    free(sc);
+    return err;
+}
+
+static int run(pacoll_team_t *t, const pc_args_t *a)
+{
+    pc_wait_t w;
+    pc_wait_init(&w, t, "alltoallv sloavx");
+    layout_t x;
+    int rc = layout_alloc(&x, t->nnodes, t->size);
+    pc_shm_op_t op;
+    /* 1. sizes */
+    size_t sizes = (size_t)t->local_size * ((size_t)t->nnodes + (size_t)t->size) * 8;
+    if (rc == MPI_SUCCESS)
+        rc = pc_shm_begin(t, sizes, &w, &op);
+    if (rc != MPI_SUCCESS) {
+        layout_free(&x);
+        return rc;
+    }
+    write_row(t, a, op.buf);
+    pc_shm_post(&op);
+    rc = pc_shm_wait_all_posts(&op);
+    if (rc == MPI_SUCCESS)
+        rc = compute_layout(t, op.buf, &x);
+    pc_shm_end(&op);
+    /* 2. data in, the leaders' exchange (the segment may grow here: every
+     *    local process computed the same total). */
+    size_t bytes = x.total_send + x.total_recv;
+    if (rc == MPI_SUCCESS)
+        rc = pc_shm_begin(t, bytes, &w, &op);
+    if (rc != MPI_SUCCESS) {
+        layout_free(&x);
+        return rc;
+    }
+    copy_in(t, a, &x, op.buf);
+    pc_shm_post(&op);
+    if (t->local_rank == 0) {
+        rc = pc_shm_wait_all_posts(&op);
+        if (rc == MPI_SUCCESS && t->nnodes > 1)
+            rc = leaders_exchange(t, &x, op.buf);
+#if PACOLL_UNDER_SMPI
+        PMPI_Wtime(); /* charge the copies before the flag is seen */
+#endif
+    }
+    pc_shm_end(&op);
+    /* 3. out: this operation starts once the leader is done with the last */
+    int rc2 = pc_shm_begin(t, bytes, &w, &op);
+    if (rc2 == MPI_SUCCESS) {
+        copy_out(t, a, &x, op.buf);
+        pc_shm_end(&op);
+    }
+    layout_free(&x);
+    return rc != MPI_SUCCESS ? rc : rc2;
+}
+
+static double cost(const pc_cost_ctx_t *ctx, size_t m)
+{
+    double L = ctx->ppn_max > 0 ? ctx->ppn_max : 1;
+    double in_out = 3 * ctx->alpha_shm + 2.0 * ctx->p * (double)m * ctx->beta_shm;
+    size_t part = (size_t)(L * L * (double)m);
+    return in_out + pc_sloav_model(ctx->nnodes, PC_SLOAV_RADIX_DEFAULT, ctx->ports, part,
+                                   ctx->alpha, ctx->beta, ctx->beta_shm);
+}
+
+const pacoll_algo_t pc_alltoallv_sloavx = {
+    "sloavx", PACOLL_ALLTOALLV, PACOLL_NEEDS_RMA | PACOLL_NEEDS_SHM,
+    "sloavx-logarithmic-alltoallv §IV",
+    "SLOAVx: node leaders gather through shared memory, run SLOAV on node partitions, "
+    "processes read their blocks from shared memory",
+    run, cost};

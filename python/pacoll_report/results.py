@@ -172,8 +172,9 @@ def runs_table(pub_root: str) -> str:
             wall = skipped = None
             if os.path.exists(summ):
                 s = _load(summ, "summary")
-                wall = s.get("wall_seconds")
+                wall = s.get("points_seconds", s.get("wall_seconds"))
                 skipped = s.get("skipped_not_registered") or {}
+            first = len(rows)
             for fn in sorted(os.listdir(d)):
                 if not fn.endswith(".json") or fn == "summary.json":
                     continue
@@ -196,8 +197,8 @@ def runs_table(pub_root: str) -> str:
                                if c == r.get("collective"))
                 rows.append([f"`{exp}`", fn[:-5], str(len(r.get("results", []))),
                              ", ".join(algos), span or "-", sk or "-"])
-            if wall is not None and rows:
-                rows[-1][0] += f" (wall {wall / 60:.1f} min)"
+            if wall is not None and len(rows) > first:
+                rows[first][0] += f" ({wall / 60:.1f} min of simulation)"
     if not rows:
         return "_No simulated run published yet (`sim/run EXPERIMENT --publish`)._"
     return md_table(["experiment", "run (platform_collective_ranks_skew)", "sizes", "algorithms",

@@ -170,9 +170,11 @@ def runs_table(pub_root: str) -> str:
                 continue
             summ = os.path.join(d, "summary.json")
             wall = skipped = None
+            quick = False
             if os.path.exists(summ):
                 s = _load(summ, "summary")
                 wall = s.get("points_seconds", s.get("wall_seconds"))
+                quick = bool(s.get("quick"))
                 skipped = s.get("skipped_not_registered") or {}
             first = len(rows)
             for fn in sorted(os.listdir(d)):
@@ -198,7 +200,8 @@ def runs_table(pub_root: str) -> str:
                 rows.append([f"`{exp}`", fn[:-5], str(len(r.get("results", []))),
                              ", ".join(algos), span or "-", sk or "-"])
             if wall is not None and len(rows) > first:
-                rows[first][0] += f" ({wall / 60:.1f} min of simulation)"
+                rows[first][0] += (f" ({'--quick subset, ' if quick else ''}"
+                                   f"{wall / 60:.1f} min of simulation)")
     if not rows:
         return "_No simulated run published yet (`sim/run EXPERIMENT --publish`)._"
     return md_table(["experiment", "run (platform_collective_ranks_skew)", "sizes", "algorithms",

@@ -55,7 +55,7 @@ def slug(*parts) -> str:
 def _platform_slug(run) -> str:
     eng, host, _lib = run.platform_key
     if eng == "smpi" or host == "smpi":
-        return "smpi"
+        return slug("smpi", host) if host not in ("smpi", "?", "") else "smpi"
     return slug(eng or "mpi", host if host != "?" else "")
 
 

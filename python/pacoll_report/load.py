@@ -95,6 +95,9 @@ def short_library(lib: str) -> str:
 def platform_label(engine: str, host: str, library: str) -> str:
     lib = short_library(library) or engine or "unknown MPI"
     if engine == "smpi" or host == "smpi":
+        # sim/run names the simulated platform in "host"
+        if host and host not in ("smpi", "?"):
+            return f"{lib} (simulated {host})"
         return f"{lib} (simulated)"
     if host and host != "?":
         return f"{lib} on {host}"

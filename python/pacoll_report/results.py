@@ -1,0 +1,274 @@
+"""docs/RESULTS.md from data: the papers' headline claims (sim/claims.json)
+against the simulated runs published under sim/published/EXPERIMENT/*.json
+(merged pacoll-bench/1 files written by sim/run), inside a template
+(sim/RESULTS.template.md) that holds the prose and the real-run sections.
+
+    python3 -m pacoll_report.results            # rewrite docs/RESULTS.md
+    python3 -m pacoll_report.results --check    # exit 1 if it is out of date
+    sim/results-md                              # the same, from anywhere
+
+Placeholders in the template: {{CLAIMS}} (one row per claim) and {{RUNS}}
+(one line per published run file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Dict, List, Optional, Tuple
+
+PEER_PREFIX = "native:"
+
+
+class ResultsError(Exception):
+    pass
+
+
+def find_root(start: Optional[str] = None) -> str:
+    """The source tree: the first directory upwards holding sim/claims.json
+    (from the working directory, then from this file)."""
+    for base in (start or os.getcwd(), os.path.dirname(os.path.abspath(__file__))):
+        d = os.path.abspath(base)
+        while True:
+            if os.path.exists(os.path.join(d, "sim", "claims.json")):
+                return d
+            parent = os.path.dirname(d)
+            if parent == d:
+                break
+            d = parent
+    raise ResultsError("cannot find the source tree (sim/claims.json); use --root")
+
+
+def _load(path: str, what: str):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as e:
+        raise ResultsError(f"{what} {path}: {e.strerror or e}") from None
+    except json.JSONDecodeError as e:
+        raise ResultsError(f"{what} {path}: not valid JSON: {e}") from None
+
+
+class Published:
+    """sim/published/EXPERIMENT/KEY.json, loaded on demand."""
+
+    def __init__(self, root: str):
+        self.root = root
+        self.cache: Dict[Tuple[str, str], Optional[dict]] = {}
+
+    def file(self, exp: str, key: str) -> Optional[dict]:
+        k = (exp, key)
+        if k not in self.cache:
+            path = os.path.join(self.root, exp, key + ".json")
+            self.cache[k] = _load(path, "published run") if os.path.exists(path) else None
+        return self.cache[k]
+
+    def times(self, exp: str, key: str, size: int) -> Optional[Dict[str, float]]:
+        """{algorithm: median avg_us} at this size, None if not published."""
+        d = self.file(exp, key)
+        if d is None:
+            return None
+        for r in d.get("results", []):
+            if r.get("bytes") == size:
+                out = {}
+                for a in r.get("algos", []):
+                    v = ((a.get("summary") or {}).get("avg_us") or {}).get("median")
+                    if isinstance(v, (int, float)) and v > 0:
+                        out[a["name"]] = float(v)
+                return out
+        return {}
+
+
+def fmt_us(v: Optional[float]) -> str:
+    if v is None:
+        return "-"
+    return f"{v:.3g}" if v < 100 else f"{v:.0f}"
+
+
+def fmt_ratio(v: Optional[float]) -> str:
+    return "-" if v is None else f"{v:.2f}x"
+
+
+def size_text(n: int) -> str:
+    for unit, shift in (("M", 20), ("K", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}B"
+    return f"{n} B"
+
+
+def not_yet(c: dict) -> str:
+    issue = c.get("issue")
+    if issue is None or issue == 4:
+        return f"not yet simulated (`sim/run {c['experiment']}`)"
+    return f"not yet (issue {issue})"
+
+
+def claim_row(c: dict, pub: Published) -> List[str]:
+    exp, key, size = c["experiment"], c["key"], int(c["size"])
+    algo, base = c["algorithm"], c.get("baseline", "peers")
+    times = pub.times(exp, key, size)
+    bkey = c.get("baseline_key", key)
+    btimes = times if bkey == key else pub.times(exp, bkey, size)
+    mine = (times or {}).get(algo)
+    peers = {n: v for n, v in (times or {}).items() if n.startswith(PEER_PREFIX)}
+    best_peer = min(peers.items(), key=lambda kv: kv[1]) if peers else None
+    if base == "peers":
+        bpeers = {n: v for n, v in (btimes or {}).items() if n.startswith(PEER_PREFIX)}
+        bname, bval = min(bpeers.items(), key=lambda kv: kv[1]) if bpeers else (None, None)
+    else:
+        bname, bval = base, (btimes or {}).get(base)
+
+    pacoll = f"{fmt_us(mine)} ({algo})" if mine is not None else not_yet(c)
+    if times is None and mine is None and c.get("issue") not in (None, 4):
+        pacoll = not_yet(c)
+    baseline = "-"
+    if bval is not None:
+        baseline = f"{fmt_us(bval)} ({bname}{', other run' if bkey != key else ''})"
+    elif btimes is not None and base != "peers" and base != algo:
+        baseline = f"{base}: not yet"
+    peer = f"{fmt_us(best_peer[1])} ({best_peer[0][len(PEER_PREFIX):]})" if best_peer else "-"
+    ratio = None
+    if mine is not None and bval is not None:
+        ratio = mine / bval if c.get("invert") else bval / mine
+    paper = c.get("paper_text") or fmt_ratio(c.get("paper_ratio"))
+    run = f"`{exp}`, {c['ranks']} ranks, {size_text(size)}"
+    d = pub.file(exp, key)
+    if d is not None and isinstance(d.get("sim"), dict):
+        run += f", {d['sim'].get('platform', '')}"
+    return [c["paper"], c["figure"], c["claim"], paper, run, pacoll, baseline, peer,
+            fmt_ratio(ratio), c.get("why", "")]
+
+
+CLAIM_HEAD = ["paper", "figure", "claim", "paper's number", "simulated run", "pacoll (us)",
+              "baseline (us)", "best SMPI peer (us)", "simulated ratio", "why they differ"]
+
+
+def md_table(head: List[str], rows: List[List[str]], right: Tuple[int, ...] = ()) -> str:
+    def cell(x):
+        return str(x).replace("|", "\\|").replace("\n", " ")
+    out = ["| " + " | ".join(head) + " |",
+           "|" + "|".join("---:" if i in right else "---" for i in range(len(head))) + "|"]
+    out += ["| " + " | ".join(cell(x) for x in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def claims_table(claims: List[dict], pub: Published) -> str:
+    rows = [claim_row(c, pub) for c in claims]
+    return md_table(CLAIM_HEAD, rows)
+
+
+def runs_table(pub_root: str) -> str:
+    """One row per published file: what ran, and pacoll's best against the
+    best peer at each end of the size range."""
+    rows = []
+    if os.path.isdir(pub_root):
+        for exp in sorted(os.listdir(pub_root)):
+            d = os.path.join(pub_root, exp)
+            if not os.path.isdir(d):
+                continue
+            summ = os.path.join(d, "summary.json")
+            wall = skipped = None
+            quick = False
+            if os.path.exists(summ):
+                s = _load(summ, "summary")
+                wall = s.get("points_seconds", s.get("wall_seconds"))
+                quick = bool(s.get("quick"))
+                skipped = s.get("skipped_not_registered") or {}
+            first = len(rows)
+            for fn in sorted(os.listdir(d)):
+                if not fn.endswith(".json") or fn == "summary.json":
+                    continue
+                r = _load(os.path.join(d, fn), "published run")
+                algos = r.get("settings", {}).get("algorithms", [])
+                mine = [a for a in algos if not a.startswith(PEER_PREFIX)]
+                ratios = []
+                for res in r.get("results", []):
+                    t = {a["name"]: ((a.get("summary") or {}).get("avg_us") or {}).get("median")
+                         for a in res.get("algos", [])}
+                    pv = [v for n, v in t.items() if n.startswith(PEER_PREFIX) and v]
+                    mv = [(v, n) for n, v in t.items() if n in mine and v]
+                    if pv and mv:
+                        best = min(mv)
+                        ratios.append((res["bytes"], min(pv) / best[0], best[1]))
+                span = ", ".join(f"{size_text(b)}: {x:.2f}x ({n})"
+                                 for b, x, n in (ratios[:1] + ratios[-1:] if len(ratios) > 1
+                                                 else ratios))
+                sk = ", ".join(f"{c}: {', '.join(v)}" for c, v in sorted((skipped or {}).items())
+                               if c == r.get("collective"))
+                rows.append([f"`{exp}`", fn[:-5], str(len(r.get("results", []))),
+                             ", ".join(algos), span or "-", sk or "-"])
+            if wall is not None and len(rows) > first:
+                rows[first][0] += (f" ({'--quick subset, ' if quick else ''}"
+                                   f"{wall / 60:.1f} min of simulation)")
+    if not rows:
+        return "_No simulated run published yet (`sim/run EXPERIMENT --publish`)._"
+    return md_table(["experiment", "run (platform_collective_ranks_skew)", "sizes", "algorithms",
+                     "best pacoll / best peer, smallest and largest size",
+                     "named but not registered"], rows)
+
+
+def render(root: str, claims_path: str, pub_root: str, template_path: str) -> str:
+    claims = _load(claims_path, "claims")
+    if not isinstance(claims, dict) or not isinstance(claims.get("claims"), list):
+        raise ResultsError(f"{claims_path}: expected {{\"claims\": [...]}}")
+    need = ("paper", "figure", "claim", "experiment", "key", "algorithm", "size", "ranks")
+    for i, c in enumerate(claims["claims"]):
+        miss = [k for k in need if k not in c]
+        if miss:
+            raise ResultsError(f"{claims_path}: claims[{i}] lacks {', '.join(miss)}")
+    try:
+        with open(template_path, encoding="utf-8") as f:
+            tpl = f.read()
+    except OSError as e:
+        raise ResultsError(f"template {template_path}: {e.strerror or e}") from None
+    pub = Published(pub_root)
+    out = tpl.replace("{{CLAIMS}}", claims_table(claims["claims"], pub))
+    out = out.replace("{{RUNS}}", runs_table(pub_root))
+    return out
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog="pacoll-results",
+                                 description="Regenerate docs/RESULTS.md from sim/claims.json "
+                                             "and the published simulated runs.")
+    ap.add_argument("--root", help="source tree (default: found from here)")
+    ap.add_argument("--claims", help="default ROOT/sim/claims.json")
+    ap.add_argument("--published", help="default ROOT/sim/published")
+    ap.add_argument("--template", help="default ROOT/sim/RESULTS.template.md")
+    ap.add_argument("--out", help="default ROOT/docs/RESULTS.md; '-' for stdout")
+    ap.add_argument("--check", action="store_true",
+                    help="do not write; exit 1 if the output file is out of date")
+    a = ap.parse_args(argv)
+    try:
+        root = os.path.abspath(a.root) if a.root else find_root()
+        claims = a.claims or os.path.join(root, "sim", "claims.json")
+        pub = a.published or os.path.join(root, "sim", "published")
+        tpl = a.template or os.path.join(root, "sim", "RESULTS.template.md")
+        out = a.out or os.path.join(root, "docs", "RESULTS.md")
+        text = render(root, claims, pub, tpl)
+    except ResultsError as e:
+        print(f"pacoll-results: error: {e}", file=sys.stderr)
+        return 2
+    if out == "-":
+        sys.stdout.write(text)
+        return 0
+    if a.check:
+        try:
+            with open(out, encoding="utf-8") as f:
+                same = f.read() == text
+        except OSError:
+            same = False
+        if not same:
+            print(f"pacoll-results: {out} is out of date (run sim/results-md)", file=sys.stderr)
+            return 1
+        return 0
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(text)
+    print(f"pacoll-results: wrote {out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,205 @@
+"""docs/RESULTS.md generator (pacoll_report.results) and the consistency of
+sim/: claims name experiments and runs that exist, experiments expand, the
+platforms match their generator."""
+import copy
+import importlib.machinery
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import DATA, parse_tables
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SIM = os.path.join(ROOT, "sim")
+
+from pacoll_report import results  # noqa: E402
+
+
+def load_sim_run():
+    loader = importlib.machinery.SourceFileLoader("sim_run", os.path.join(SIM, "run"))
+    spec = importlib.util.spec_from_loader("sim_run", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def published_file(tmp_path, exp, key, peers=("ompi", "mpich")):
+    """A merged sim/run file from test data: direct plus native renamed per peer."""
+    with open(os.path.join(DATA, "smpi16_allgather_mif32.json")) as f:
+        d = json.load(f)
+    for r in d["results"]:
+        out = [a for a in r["algos"] if a["name"] != "native"]
+        nat = [a for a in r["algos"] if a["name"] == "native"][0]
+        for i, p in enumerate(peers):
+            a = copy.deepcopy(nat)
+            a["name"] = a["ran"] = f"native:{p}"
+            a["summary"]["avg_us"]["median"] *= (1 + i)       # ompi the best peer
+            out.append(a)
+        r["algos"] = out
+    d["settings"]["algorithms"] = ["direct"] + [f"native:{p}" for p in peers]
+    d["host"] = "pap_aware_4x4"
+    d["sim"] = {"platform": "pap_aware_4x4", "experiment": exp}
+    dst = tmp_path / "sim" / "published" / exp
+    dst.mkdir(parents=True, exist_ok=True)
+    (dst / f"{key}.json").write_text(json.dumps(d))
+    return d
+
+
+def times_at(d, size):
+    for r in d["results"]:
+        if r["bytes"] == size:
+            return {a["name"]: a["summary"]["avg_us"]["median"] for a in r["algos"]}
+    raise KeyError(size)
+
+
+def tree(tmp_path, claims):
+    (tmp_path / "sim").mkdir(exist_ok=True)
+    (tmp_path / "docs").mkdir(exist_ok=True)
+    (tmp_path / "sim" / "claims.json").write_text(json.dumps({"claims": claims}))
+    (tmp_path / "sim" / "RESULTS.template.md").write_text(
+        "# R\n\n## Claims\n\n{{CLAIMS}}\n\n## Runs\n\n{{RUNS}}\n\n## Real\n\nkept\n")
+    return str(tmp_path)
+
+
+CLAIM = {"paper": "p", "figure": "Fig. 1", "claim": "direct vs peers", "paper_ratio": 2.0,
+         "experiment": "e", "key": "k", "collective": "allgather", "algorithm": "direct",
+         "baseline": "peers", "size": 256, "ranks": 16, "issue": 4, "why": "because"}
+
+
+def test_row_has_numbers_and_ratio(tmp_path):
+    d = published_file(tmp_path, "e", "k")
+    root = tree(tmp_path, [CLAIM, dict(CLAIM, algorithm="pap_direct", issue=7,
+                                       claim="not landed")])
+    assert results.main(["--root", root]) == 0
+    md = open(os.path.join(root, "docs", "RESULTS.md")).read()
+    head, rows = parse_tables(md)["Claims"]
+    assert head == results.CLAIM_HEAD
+    t = times_at(d, 256)
+    r0 = dict(zip(head, rows[0]))
+    assert r0["pacoll (us)"].startswith(results.fmt_us(t["direct"]))
+    assert "(ompi)" in r0["best SMPI peer (us)"]
+    assert r0["simulated ratio"] == f"{t['native:ompi'] / t['direct']:.2f}x"
+    assert r0["paper's number"] == "2.00x"
+    assert r0["why they differ"] == "because"
+    r1 = dict(zip(head, rows[1]))
+    assert r1["pacoll (us)"] == "not yet (issue 7)"
+    assert r1["simulated ratio"] == "-"
+    assert "(ompi)" in r1["best SMPI peer (us)"]       # the peers are shown anyway
+    assert "kept" in md
+    runs = parse_tables(md)["Runs"][1]
+    assert runs and runs[0][1] == "k"
+
+
+def test_named_baseline_other_file_and_invert(tmp_path):
+    d = published_file(tmp_path, "e", "k")
+    published_file(tmp_path, "e", "k2")
+    c = dict(CLAIM, algorithm="native:mpich", baseline="native:ompi", baseline_key="k2",
+             invert=True)
+    root = tree(tmp_path, [c])
+    assert results.main(["--root", root]) == 0
+    head, rows = parse_tables(open(os.path.join(root, "docs", "RESULTS.md")).read())["Claims"]
+    t = times_at(d, 256)
+    row = dict(zip(head, rows[0]))
+    assert "other run" in row["baseline (us)"]
+    assert row["simulated ratio"] == f"{t['native:mpich'] / t['native:ompi']:.2f}x"
+
+
+def test_unpublished_and_check(tmp_path):
+    root = tree(tmp_path, [CLAIM, dict(CLAIM, issue=8, algorithm="sloav")])
+    out = os.path.join(root, "docs", "RESULTS.md")
+    assert results.main(["--root", root, "--check"]) == 1        # not written yet
+    assert results.main(["--root", root]) == 0
+    assert results.main(["--root", root, "--check"]) == 0
+    md = open(out).read()
+    assert "not yet simulated (`sim/run e`)" in md
+    assert "not yet (issue 8)" in md
+    assert "No simulated run published yet" in md
+
+
+def test_bad_claims(tmp_path, capsys):
+    root = tree(tmp_path, [{"paper": "p"}])
+    assert results.main(["--root", root]) == 2
+    assert "lacks" in capsys.readouterr().err
+
+
+# ---- the real tree -----------------------------------------------------------
+
+def test_committed_results_md_is_current():
+    assert results.main(["--root", ROOT, "--check"]) == 0, \
+        "docs/RESULTS.md is out of date: run sim/results-md"
+
+
+def test_platforms_match_their_generator():
+    r = subprocess.run([sys.executable, os.path.join(SIM, "platforms", "make_platforms.py"),
+                        "--check"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_every_claim_names_a_point_of_its_experiment():
+    run = load_sim_run()
+    platforms = run.load_platforms()
+    with open(os.path.join(SIM, "claims.json")) as f:
+        claims = json.load(f)["claims"]
+    keys = {}          # experiment -> key -> (ranks, sizes)
+    for name in run.experiment_names():
+        pts, _ = run.expand(run.load_experiment(name), platforms, None)
+        k = keys[name] = {}
+        for p in pts:
+            ranks, sizes = k.setdefault(p.key, (p.ranks, set()))
+            sizes.update(run.size_bytes(p.size))
+    for c in claims:
+        assert c["experiment"] in keys, c
+        for k in (c["key"], c.get("baseline_key", c["key"])):
+            assert k in keys[c["experiment"]], (c["claim"], k)
+            ranks, sizes = keys[c["experiment"]][k]
+            assert c["size"] in sizes, (c["claim"], k, sorted(sizes))
+        assert keys[c["experiment"]][c["key"]][0] == c["ranks"], c["claim"]
+
+
+def test_experiments_expand_and_quick_is_smaller():
+    run = load_sim_run()
+    platforms = run.load_platforms()
+    names = run.experiment_names()
+    for need in ("ci_small", "pap_aware", "rdma_allgather", "sloavx", "multicore",
+                 "multirail", "modern"):
+        assert need in names
+    for name in names:
+        exp = run.load_experiment(name)
+        full, _ = run.expand(exp, platforms, None)
+        quick, _ = run.expand(exp, platforms, None, quick=True)
+        assert full and quick and len(quick) <= len(full), name
+        for p in full:
+            assert p.ranks <= platforms[p.platform]["nodes"] * platforms[p.platform]["cores"], \
+                (name, p.id)
+    ci, _ = run.expand(run.load_experiment("ci_small"), platforms, None)
+    assert max(p.ranks for p in ci) <= 64
+
+
+def test_skipped_algorithms_are_notes_not_errors():
+    run = load_sim_run()
+    platforms = run.load_platforms()
+    exp = run.load_experiment("ci_small")
+    pts, skipped = run.expand(exp, platforms, {"alltoall": ["native", "direct"],
+                                               "allgather": ["native", "direct"],
+                                               "gather": ["native", "direct"],
+                                               "alltoallv": ["native", "direct"]})
+    assert "bruck" in skipped["alltoall"] and "sloav" in skipped["alltoallv"]
+    assert all(p.algos == ["direct"] for p in pts if p.runner == "pacoll")
+    only, _ = run.expand(exp, platforms, None, only={"direct", "ompi"})
+    assert {p.runner for p in only} == {"pacoll", "ompi"}
+
+
+def test_dry_run_prints_commands():
+    r = subprocess.run([sys.executable, os.path.join(SIM, "run"), "ci_small", "--dry-run",
+                        "--only", "direct,mpich", "--bench", "/nonexistent/pacoll-bench"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    lines = [ln for ln in r.stdout.splitlines() if ln.startswith("[")]
+    assert lines and all("smpirun" in ln and "PACOLL_SIM_COPY_BW=" in ln for ln in lines)
+    assert any("--cfg=smpi/coll-selector:mpich" in ln for ln in lines)
+    assert any("--cfg=smpi/lat-factor:0:1" in ln for ln in lines)

@@ -228,6 +228,8 @@ static void read_leader_alg(pc_config_t *cfg)
         cfg->leader_alg[0] = a;
     if (v >= 0)
         cfg->leader_alg[1] = v;
+}
+
 /* alltoallv sloav / sloavx (docs/SLOAV.md): the radix of the Bruck rounds
  * and the largest element that is relayed rather than sent straight. */
 static void read_sloav(pc_config_t *cfg)

@@ -54,7 +54,7 @@ int pc_hier_inner(const pacoll_team_t *t, pacoll_team_t *sub, const pc_args_t *a
 int pc_nic_kind(pacoll_team_t *t);
 /* The largest block (bytes) for which the selector prefers multileader on
  * an onload NIC and leader on an offload one (measured, docs/MULTICORE.md). */
-#define PC_NIC_ONLOAD_MAX_BYTES ((size_t)16 << 10)
+#define PC_NIC_ONLOAD_MAX_BYTES ((size_t)1 << 10)
 #define PC_NIC_OFFLOAD_MAX_BYTES ((size_t)1 << 10)
 
 /* Copies blocks, merging each into the previous one when both its source

@@ -127,7 +127,12 @@ static int compute_layout(const pacoll_team_t *t, char *area, layout_t *x)
         x->total_send += x->send_part[m];
         x->my_send[m] += x->send_off[m];
     }
-    /* Partition from node m: [source in m][destination local rank]. */
+    /* Partition from node m: [source in m][destination local rank].  The
+     * receive area starts with one spare byte: the leaders' exchange
+     * exposes it from its start, and with a spare byte no single put ever
+     * covers the whole exposed span (SimGrid 3.32's Win_detach leaves a
+     * re-attached dynamic window one byte short: sloav.c). */
+    x->total_recv = 1;
     for (int m = 0; m < nn; m++) {
         if (m != t->node) {
             x->recv_off[m] = x->total_recv;

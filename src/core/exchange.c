@@ -98,9 +98,6 @@ static int receive_all(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
         got[src] = src == t->rank || x->recv_count(x, src) == 0;
         left += !got[src];
     }
-    /* Data from every peer: every peer is in this call (flow credit). */
-    if (left == t->size - 1)
-        pc_call_all_arrived(c);
     while (left > 0) {
         for (int i = 1; i < t->size; i++) {
             int src = (t->rank - i + t->size) % t->size;
@@ -283,6 +280,15 @@ static int pap_run(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
 
 /* ------------------------------------------------------------- driver */
 
+/* Data came from every peer: every peer is in this call (flow credit). */
+static int heard_from_all(const pacoll_team_t *t, const pc_layout_t *x)
+{
+    for (int src = 0; src < t->size; src++)
+        if (src != t->rank && x->recv_count(x, src) == 0)
+            return 0;
+    return 1;
+}
+
 int pc_exchange(pacoll_team_t *t, const char *what, const pc_layout_t *x, const pc_xopts_t *o)
 {
     pc_call_t c;
@@ -298,6 +304,8 @@ int pc_exchange(pacoll_team_t *t, const char *what, const pc_layout_t *x, const 
         rc = o->before_send(o->ctx);
     if (rc == MPI_SUCCESS)
         rc = o->pap ? pap_run(&c, x, o) : plain_run(&c, x, o);
+    if (rc == MPI_SUCCESS && heard_from_all(t, x))
+        pc_call_all_arrived(&c);
     int rc2 = pc_call_end(&c);
     return rc != MPI_SUCCESS ? rc : rc2;
 }

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <time.h>
 
-enum { LOOPS = 40, SKEW_US = 300, N = 64 };
+enum { LOOPS = 40, SKEW_US = 4000, N = 64 };
 
 static void sleep_us(long us)
 {

@@ -79,8 +79,11 @@ run_python
 # 16, virtual and uneven nodes, forced RMA, errors, env, interposition,
 # profiler); the per-algorithm variant matrices (ports, stripes, thresholds,
 # radices: labels below) run in the ci configuration only, to keep CI under
-# 30 minutes on two cores.
-declare -A config_ctest_args=([asan]='-LE multirail|pap|rd|sloav|smp|ports')
+# 30 minutes on two cores.  The forced-RMA runs (label rma) are left out of
+# ASan too: they run UCX over TCP (tests/CMakeLists.txt says why), and
+# LeakSanitizer's tracer crashes on UCX's TCP threads at exit (measured:
+# every check passed, then "LeakSanitizer has encountered a fatal error").
+declare -A config_ctest_args=([asan]='-LE multirail|pap|rd|sloav|smp|ports|rma')
 run_config ci -DPACOLL_WERROR=ON
 run_config asan -DPACOLL_ASAN=ON -DPACOLL_WERROR=ON
 run_config smpi -DPACOLL_SMPI=ON -DPACOLL_WERROR=ON

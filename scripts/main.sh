@@ -26,7 +26,7 @@ bench="$here/build/release/pacoll-bench"
 sbench="$here/build/release-smpi/pacoll-bench"
 plat="$here/sim/platforms/pap_aware_4x4.xml"
 hosts="$here/sim/platforms/pap_aware_4x4.hosts"
-smpi_cfg=(--cfg=smpi/async-small-thresh:65536 --cfg=smpi/iprobe:1e-8 --cfg=smpi/test:1e-8 --cfg=smpi/grow-injected-times:no
+smpi_cfg=(--cfg=smpi/async-small-thresh:65536 --cfg=maxmin/precision:1e-4 --cfg=smpi/iprobe:1e-8 --cfg=smpi/test:1e-8 --cfg=smpi/grow-injected-times:no
           --cfg=smpi/simulate-computation:no --log=root.thresh:error)
 smpi=(smpirun -np 16 -platform "$plat" -hostfile "$hosts" "${smpi_cfg[@]}")
 

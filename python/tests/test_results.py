@@ -203,3 +203,40 @@ def test_dry_run_prints_commands():
     assert lines and all("smpirun" in ln and "PACOLL_SIM_COPY_BW=" in ln for ln in lines)
     assert any("--cfg=smpi/coll-selector:mpich" in ln for ln in lines)
     assert any("--cfg=smpi/lat-factor:0:1" in ln for ln in lines)
+
+
+def test_ranks_filter_keeps_only_those_rank_counts():
+    run = load_sim_run()
+    platforms = run.load_platforms()
+    exp = run.load_experiment("sloavx")
+    full, _ = run.expand(exp, platforms, None)
+    some, _ = run.expand(exp, platforms, None, ranks={16, 256})
+    assert some and {p.ranks for p in some} == {16, 256}
+    assert len(some) < len(full)
+    # direct is simulated up to 128 ranks only: it joins the 16-rank points
+    assert any("direct" in p.algos for p in some if p.ranks == 16 and p.runner == "pacoll")
+    assert not any("direct" in p.algos for p in some if p.ranks == 256)
+
+
+def test_publish_merges_into_what_is_published():
+    run = load_sim_run()
+
+    def row(b, names, us):
+        return {"bytes": b, "algos": [{"name": n, "summary": {"avg_us": {"median": us}}}
+                                      for n in names]}
+    old = {"results": [row(1, ["direct", "native:ompi"], 5.0), row(8, ["direct"], 6.0)],
+           "settings": {"algorithms": ["direct", "native:ompi"]},
+           "algorithms": [{"name": "direct"}], "sim": {"commands": ["old"]}}
+    new = {"results": [row(8, ["direct", "sloav"], 7.0), row(64, ["sloav"], 9.0)],
+           "settings": {"algorithms": ["direct", "sloav"]},
+           "algorithms": [{"name": "sloav"}], "sim": {"commands": ["new"]}}
+    m = run._merge_published(old, new)
+    by = {r["bytes"]: {a["name"]: a["summary"]["avg_us"]["median"] for a in r["algos"]}
+          for r in m["results"]}
+    assert sorted(by) == [1, 8, 64]                       # old sizes stay
+    assert by[8] == {"direct": 7.0, "sloav": 7.0}          # the new run wins a size it measured
+    assert by[1] == {"direct": 5.0, "native:ompi": 5.0}
+    assert m["settings"]["algorithms"] == ["direct", "sloav", "native:ompi"]
+    assert (m["settings"]["min_size"], m["settings"]["max_size"]) == (1, 64)
+    assert {a["name"] for a in m["algorithms"]} == {"direct", "sloav"}
+    assert m["sim"]["commands"] == ["new", "old"]

@@ -297,6 +297,8 @@ void pc_config_read(pc_config_t *cfg)
     int grace_us = -1;
     read_long(cfg, "PACOLL_PAP_GRACE_US", 0, 1L << 30, &grace_us);
     cfg->pap_grace = grace_us < 0 ? -1.0 : grace_us * 1e-6;
+    cfg->sim_tested = 0;
+    read_long(cfg, "PACOLL_SIM_TESTED", 0, 1, &cfg->sim_tested);
     read_sloav(cfg);
     const char *rules = getenv("PACOLL_RULES");
     if (rules)

@@ -39,6 +39,8 @@ typedef struct pc_config {
                                    pap_* algorithms (SIZE_MAX: what the eager slot holds) */
     double pap_grace;           /* PACOLL_PAP_GRACE_US (seconds here): how long a pap_* sender
                                    waits for the next peer in Direct order; < 0: one block time */
+    int sim_tested;             /* PACOLL_SIM_TESTED (SMPI only): the arrival-aware loop
+                                   receives notifications by tested receives (rma.h) */
     int sloav_radix;            /* PACOLL_SLOAV_RADIX: alltoallv sloav/sloavx radix, >= 2 */
     size_t sloav_linear;        /* PACOLL_SLOAV_LINEAR: relayed elements up to this size */
     char rules_path[512];       /* PACOLL_RULES, "" = embedded default */

@@ -32,6 +32,8 @@
 #include "core/wait.h"
 
 #define PC_GENS 3
+/* Message kinds of the SMPI notifications: eager per generation, adv, done. */
+#define PC_SIM_KINDS (PC_GENS + 2)
 
 typedef struct pc_entry { /* one 64-byte mailbox entry, written by one sender */
     uint64_t adv_addr, adv_len, adv_pid, adv_seq;
@@ -95,6 +97,12 @@ typedef struct pc_rma {
     /* Every peer has finished every call up to floor (see
      * pc_call_all_arrived): its slots of those calls are free again. */
     uint64_t floor;
+    /* Under SMPI only (rma.c, "notifications"): one posted receive per
+     * peer and kind (eager slot of each generation, advertisement, done
+     * counter), and the done counters' landing words. */
+    MPI_Request *sim_rq;
+    uint64_t *sim_done;
+    int sim_tested; /* see pc_sim_tested_receives */
 } pc_rma_t;
 
 /* A remote receive buffer, as advertised. */
@@ -129,6 +137,14 @@ int pc_call_end(pc_call_t *c);
  * round trip to read a peer's progress (the credit of the copy-based
  * scheme comes for free with the collective's own data). */
 void pc_call_all_arrived(pc_call_t *c);
+
+/* Under SMPI, with PACOLL_SIM_TESTED=1 (rma.c, sim_take): while on,
+ * notifications are received by tested receives, so a poll never blocks
+ * (for loops that send while they receive: the arrival-aware Direct);
+ * off, a probed notification is received at once, blocking until it has
+ * landed, which costs the simulation far fewer polls.  Turning it off
+ * completes the receives in flight.  No effect on a real MPI. */
+void pc_sim_tested_receives(pacoll_team_t *t, int on);
 
 /* Copy-based (eager): true if n bytes to or from peer go through the slots;
  * the same answer on both sides of the pair. */

@@ -107,6 +107,14 @@ int pc_rma_create(pacoll_team_t *t)
     r->advpeers = calloc((size_t)t->size, sizeof *r->advpeers);
     if (!r->known_progress || !r->zputs || !r->pending || !r->advbuf || !r->advpeers)
         return MPI_ERR_NO_MEM;
+#if PACOLL_UNDER_SMPI
+    r->sim_rq = malloc((size_t)t->size * PC_SIM_KINDS * sizeof *r->sim_rq);
+    r->sim_done = calloc((size_t)t->size, sizeof *r->sim_done);
+    if (!r->sim_rq || !r->sim_done)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < t->size * PC_SIM_KINDS; i++)
+        r->sim_rq[i] = MPI_REQUEST_NULL;
+#endif
     if (t->host_size > 1 && t->cfg.transport == PC_TRANSPORT_AUTO)
         rc = create_shm(t);
     if (rc != MPI_SUCCESS)
@@ -124,8 +132,15 @@ int pc_rma_create(pacoll_team_t *t)
 
 void pc_rma_free(pacoll_team_t *t)
 {
+
     pc_rma_t *r = &t->rma;
     pc_regcache_free(t);
+    /* A notification being received (rma.c sim_take posts a receive only
+     * for a message that has been sent): let it land before the
+     * communicator goes. */
+    for (int i = 0; r->sim_rq && i < t->size * PC_SIM_KINDS; i++)
+        if (r->sim_rq[i] != MPI_REQUEST_NULL)
+            PMPI_Wait(&r->sim_rq[i], MPI_STATUS_IGNORE);
     if (r->have_win) {
         PMPI_Win_unlock_all(r->dwin);
         PMPI_Win_unlock_all(r->win);
@@ -148,6 +163,8 @@ void pc_rma_free_local(pacoll_team_t *t)
     free(r->pending);
     free(r->advbuf);
     free(r->advpeers);
+    free(r->sim_rq);
+    free(r->sim_done);
     r->known_progress = NULL, r->zputs = NULL, r->pending = NULL;
-    r->advbuf = NULL, r->advpeers = NULL;
+    r->advbuf = NULL, r->advpeers = NULL, r->sim_rq = NULL, r->sim_done = NULL;
 }

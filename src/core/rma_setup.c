@@ -132,7 +132,6 @@ int pc_rma_create(pacoll_team_t *t)
 
 void pc_rma_free(pacoll_team_t *t)
 {
-
     pc_rma_t *r = &t->rma;
     pc_regcache_free(t);
     /* A notification being received (rma.c sim_take posts a receive only

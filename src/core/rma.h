@@ -103,6 +103,11 @@ typedef struct pc_rma {
     MPI_Request *sim_rq;
     uint64_t *sim_done;
     int sim_tested; /* see pc_sim_tested_receives */
+    /* Simulated time at which the last probe found nothing for this rank
+     * (sim_take's quiet gate), and whether it found anything at all. */
+    double sim_probed_at;
+    int sim_pending;
+    int sim_block; /* a single-message wait: receive blocking (sim_block_begin) */
 } pc_rma_t;
 
 /* A remote receive buffer, as advertised. */

@@ -114,6 +114,7 @@ int pc_rma_create(pacoll_team_t *t)
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < t->size * PC_SIM_KINDS; i++)
         r->sim_rq[i] = MPI_REQUEST_NULL;
+    r->sim_probed_at = -1; /* no probe yet: the clock starts at 0 */
 #endif
     if (t->host_size > 1 && t->cfg.transport == PC_TRANSPORT_AUTO)
         rc = create_shm(t);

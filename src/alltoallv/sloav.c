@@ -482,7 +482,13 @@ static int round_headers(sloav_t *s, int k, char *zc_in, size_t *in_len)
             if (got[d])
                 continue;
             int src = peer_from(s, d * (int)s->pw[k]);
-            const char *msg = pc_eager_poll(c, src);
+            const void *msg = NULL;
+            if (left == 1) /* the last partner: wait for it alone (exact under SMPI) */
+                rc = pc_eager_wait(c, src, &msg);
+            else
+                msg = pc_eager_poll(c, src);
+            if (rc != MPI_SUCCESS)
+                break;
             if (!msg) {
                 last = src;
                 continue;
@@ -498,7 +504,7 @@ static int round_headers(sloav_t *s, int k, char *zc_in, size_t *in_len)
                 if (SIZE_WORD + payload > pc_eager_capacity(c, src))
                     rc = bad_message(s, src, "larger than the eager slot");
                 else
-                    rc = unmerge(s, k, d, src, msg + SIZE_WORD, payload);
+                    rc = unmerge(s, k, d, src, (const char *)msg + SIZE_WORD, payload);
                 continue;
             }
             const rpeer_t *p = &s->rp[k * (s->r - 1) + d - 1];

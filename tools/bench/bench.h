@@ -65,6 +65,7 @@ typedef struct bench_opts {
     size_t budget; /* iterations x bytes per peer bound; 0 = never scale */
     int repeat;
     int check, no_reuse;
+    int sim_shared; /* --sim-shared-buffers (SMPI only) */
     int root;
     double mif;
     double late_fraction;

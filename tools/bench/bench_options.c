@@ -112,6 +112,10 @@ void bench_usage(FILE *f)
         "  --no-reuse         a fresh, never-touched mapping for every iteration's buffers\n"
         "                     (the send buffer is filled, the receive buffer is touched\n"
         "                     only by the collective)\n"
+        "  --sim-shared-buffers  under SMPI: every rank's send and receive buffers are\n"
+        "                     one block of memory (SMPI_SHARED_MALLOC), so thousands of\n"
+        "                     simulated ranks fit in memory; the data is meaningless,\n"
+        "                     so not with --check or --no-reuse\n"
         "  --root R           root of gather (default 0)\n",
         f);
     fputs( /* two pieces: ISO C's 4095-character limit for a string literal */
@@ -416,6 +420,8 @@ int bench_parse(int argc, char **argv, bench_opts_t *o, char *err, size_t errlen
             o->check = 1;
         } else if (!strcmp(name, "no-reuse")) {
             o->no_reuse = 1;
+        } else if (!strcmp(name, "sim-shared-buffers")) {
+            o->sim_shared = 1;
         } else if (!strcmp(name, "quiet")) {
             o->quiet = 1;
         } else if (!strcmp(name, "algos")) {
@@ -554,6 +560,10 @@ int bench_parse(int argc, char **argv, bench_opts_t *o, char *err, size_t errlen
 
 int bench_validate(bench_opts_t *o, int nranks, char *err, size_t errlen)
 {
+    if (o->sim_shared && (o->check || o->no_reuse))
+        return fail(err, errlen, "--sim-shared-buffers: all ranks share one buffer, so results "
+                                 "cannot be checked and buffers cannot be fresh; drop --%s",
+                    o->check ? "check" : "no-reuse");
     if (o->root >= nranks)
         return fail(err, errlen, "--root %d: only %d ranks", o->root, nranks);
     if (o->pp_peer >= nranks && nranks > 1)

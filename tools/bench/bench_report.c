@@ -203,7 +203,9 @@ void bench_print_header(FILE *f, const bench_opts_t *o, const bench_env_t *e)
     fprintf(f, "; seed %llu; T(m) = rank 0 <-> %d ping-pong\n", (unsigned long long)o->seed,
             o->pp_peer);
     fprintf(f, "# clock: %s; buffers: %s%s\n", bench_clock_str(e->clock),
-            o->no_reuse ? "fresh mapping every iteration" : "reused",
+            o->no_reuse    ? "fresh mapping every iteration"
+            : o->sim_shared ? "reused, one block shared by all ranks (SMPI)"
+                            : "reused",
             o->check ? "; results checked" : "");
     fprintf(f, "# Avg/Min/Max: over ranks of each rank's mean time in the call (from its own "
                "arrival); L->exit: last arrival to last exit; Imb/T: max-min arrival / T(m)\n");
@@ -328,8 +330,10 @@ void bench_json_begin(FILE *f, const bench_opts_t *o, const bench_env_t *e)
     fprintf(f, ",\n    \"min_size\": %zu, \"max_size\": %zu, \"iters\": %ld, \"warmup\": %ld, "
                "\"budget\": %zu, \"repeat\": %d,\n",
             o->min_size, o->max_size, o->iters, o->warmup, o->budget, o->repeat);
-    fprintf(f, "    \"check\": %s, \"no_reuse\": %s, \"root\": %d, \"vdist\": \"%s\",\n",
-            o->check ? "true" : "false", o->no_reuse ? "true" : "false", o->root,
+    fprintf(f, "    \"check\": %s, \"no_reuse\": %s, \"sim_shared_buffers\": %s, \"root\": %d, "
+               "\"vdist\": \"%s\",\n",
+            o->check ? "true" : "false", o->no_reuse ? "true" : "false",
+            o->sim_shared ? "true" : "false", o->root,
             bench_vdist_str(o->vdist));
     /* the distribution's parameters ("vdist" stays the mode's name) */
     fputs("    \"vdist_params\": {", f);

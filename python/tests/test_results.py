@@ -125,6 +125,26 @@ def test_bad_claims(tmp_path, capsys):
     root = tree(tmp_path, [{"paper": "p"}])
     assert results.main(["--root", root]) == 2
     assert "lacks" in capsys.readouterr().err
+    root = tree(tmp_path, [dict(CLAIM, metric="fastest")])
+    assert results.main(["--root", root]) == 2
+    assert "metric 'fastest'" in capsys.readouterr().err
+
+
+def test_completion_metric_compares_last_arrival_to_last_exit(tmp_path):
+    d = published_file(tmp_path, "e", "k")
+    for r in d["results"]:                  # completion times unlike the averages
+        for i, a in enumerate(r["algos"]):
+            a["summary"]["last_arrival_to_last_exit_us"]["median"] = 10.0 * (3 - i)
+    (tmp_path / "sim" / "published" / "e" / "k.json").write_text(json.dumps(d))
+    root = tree(tmp_path, [dict(CLAIM, metric="completion")])
+    assert results.main(["--root", root]) == 0
+    head, rows = parse_tables(open(os.path.join(root, "docs", "RESULTS.md")).read())["Claims"]
+    row = dict(zip(head, rows[0]))
+    at = [r for r in d["results"] if r["bytes"] == 256][0]
+    t = {a["name"]: a["summary"]["last_arrival_to_last_exit_us"]["median"] for a in at["algos"]}
+    assert row["pacoll (us)"].startswith(results.fmt_us(t["direct"]))
+    assert row["simulated ratio"] == f"{min(t['native:ompi'], t['native:mpich']) / t['direct']:.2f}x"
+    assert "times: completion" in row["simulated run"]
 
 
 # ---- the real tree -----------------------------------------------------------

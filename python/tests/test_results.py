@@ -260,3 +260,16 @@ def test_publish_merges_into_what_is_published():
     assert (m["settings"]["min_size"], m["settings"]["max_size"]) == (1, 64)
     assert {a["name"] for a in m["algorithms"]} == {"direct", "sloav"}
     assert m["sim"]["commands"] == ["new", "old"]
+
+
+def test_publish_keeps_the_summary_of_other_rank_counts():
+    run = load_sim_run()
+    old = {"points": [{"id": "a_512", "seconds": 10.0}, {"id": "b_512", "seconds": 5.0}],
+           "points_seconds": 15.0, "json": ["a.json", "b.json"]}
+    new = {"points": [{"id": "b_512", "seconds": 7.0}, {"id": "c_256", "seconds": 1.0}],
+           "points_seconds": 8.0, "json": ["c.json", "b.json"]}
+    m = run._merge_summary(old, new)
+    assert [p["id"] for p in m["points"]] == ["a_512", "b_512", "c_256"]
+    assert [p["seconds"] for p in m["points"]] == [10.0, 7.0, 1.0]   # the new run's b wins
+    assert m["points_seconds"] == 18.0
+    assert m["json"] == ["a.json", "b.json", "c.json"]

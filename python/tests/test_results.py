@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -273,3 +274,21 @@ def test_publish_keeps_the_summary_of_other_rank_counts():
     assert [p["seconds"] for p in m["points"]] == [10.0, 7.0, 1.0]   # the new run's b wins
     assert m["points_seconds"] == 18.0
     assert m["json"] == ["a.json", "b.json", "c.json"]
+
+
+def test_a_point_that_times_out_leaves_no_simulation_behind(tmp_path):
+    # smpirun is a shell script: a timeout must kill the simulation under it
+    run = load_sim_run()
+    pidfile = tmp_path / "child.pid"
+    rc, err = run._run_point(["sh", "-c", f"sleep 60 & echo $! > {pidfile}; wait"],
+                             str(tmp_path), dict(os.environ), 1)
+    assert rc is None and "timed out" in err
+    child = int(pidfile.read_text())
+    for _ in range(50):                       # reaped by init shortly after the kill
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"pid {child} survived the timeout")

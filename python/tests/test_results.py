@@ -226,6 +226,48 @@ def test_dry_run_prints_commands():
     assert any("--cfg=smpi/lat-factor:0:1" in ln for ln in lines)
 
 
+def test_large_shared_buffers_get_one_mapping_each():
+    """256 ranks x 1 MB allgather with --sim-shared-buffers: 256 mappings of
+    1 MB per receive buffer exceed vm.max_map_count (SMPI aborted); the
+    command then sets the block to the whole buffer; small points keep
+    SMPI's default, so their cached commands stay valid."""
+    run = load_sim_run()
+    platforms = run.load_platforms()
+    plat = next(iter(sorted(platforms)))
+
+    def cmd(coll, ranks, size, args):
+        pt = run.Point(runner="pacoll", algos=["bruck"], peer=None, platform=plat, coll=coll,
+                       ranks=ranks, skew={}, rpn=None, size=size, args=args, env={}, iters=1,
+                       warmup=0, repeat=1, seed=1, budget="1M", pp_peer=1, timeout=None,
+                       sweep="t")
+        c, _ = run.command(pt, platforms, "/x/pacoll-bench", "/tmp/x/raw/p.json")
+        return [x for x in c if "shared-malloc-blocksize" in x], c
+
+    big, c = cmd("allgather", 256, "1M", ["--sim-shared-buffers"])
+    assert big == ["--cfg=smpi/shared-malloc-blocksize:268435456"]
+    assert c.index(big[0]) < c.index("/x/pacoll-bench")      # an smpirun option
+    assert cmd("alltoall", 256, "512k", ["--sim-shared-buffers"])[0] == \
+        ["--cfg=smpi/shared-malloc-blocksize:134217728"]
+    assert cmd("alltoall", 256, "64k", ["--sim-shared-buffers"])[0] == []
+    assert cmd("allgather", 1024, "32k", ["--sim-shared-buffers"])[0] == []
+    assert cmd("allgather", 256, "1M", [])[0] == []
+
+
+def test_a_copy_bandwidth_change_reruns_pacoll_points_only():
+    run = load_sim_run()
+
+    class P:
+        pass
+    peer, ours = P(), P()
+    peer.peer, ours.peer = "mpich", None
+    old = "PACOLL_SIM_COPY_BW=1e+10 PACOLL_SIM_TESTED=1 smpirun -np 4 x --cfg=smpi/coll-selector:mpich"
+    new = old.replace("1e+10", "2.34375e+09")
+    assert run.same_command(old, new, peer)
+    assert not run.same_command(old, new, ours)
+    assert not run.same_command(old, new.replace("-np 4", "-np 8"), peer)
+    assert run.same_command(old, old, ours)
+
+
 def test_ranks_filter_keeps_only_those_rank_counts():
     run = load_sim_run()
     platforms = run.load_platforms()

@@ -247,7 +247,7 @@ static int pap_send_blind(pap_t *s, int *rc)
  * receiver's block at a time when the receivers' advertisements come in
  * a few microseconds apart (every call without skew); plain Direct posts
  * all its puts and flushes once.  Measured in SMPI (pap_aware, 16 ranks, no
- * skew): pap_shm_direct alltoall 1-64 KB went from 0.86x to 1.18-1.22x of
+ * skew): pap_shm_direct alltoall 1-64 KB went from 0.86x to 1.18-1.23x of
  * shm_direct, unchanged at MIF 32 (docs/PAP.md).  Past the grace the flags
  * go out, so a receiver never waits on a sender that waits on a late one. */
 static int hold_flush(pap_t *s)

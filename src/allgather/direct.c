@@ -3,7 +3,8 @@
  *
  * Source: multirail-smp-collectives-qsnet §4.2 (Direct allgather, k ports)
  * and pap-aware §4.3 (its base algorithm).  At step i, rank p writes its
- * one block into slot p of rank (p + i) mod N.
+ * one block into slot p of its step-i peer (pc_direct_peer: the paper's
+ * (p + i) mod N, or spread over nodes).
  *
  * Cost (Hockney, k ports, m bytes per block):
  *     T = ceil((N-1)/k) * (alpha + m beta)

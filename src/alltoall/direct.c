@@ -3,8 +3,9 @@
  *
  * Source: multirail-smp-collectives-qsnet §4.2 (Direct alltoall over RDMA
  * writes, k ports) and pap-aware §4.2 (its base algorithm).  At step i,
- * rank p writes its block for (p + i) mod N into that rank's receive
- * buffer (zero-copy) or its eager slot (copy-based, small blocks).
+ * rank p writes its block for its step-i peer (pc_direct_peer: the paper's
+ * (p + i) mod N, or spread over nodes) into that rank's receive buffer
+ * (zero-copy) or its eager slot (copy-based, small blocks).
  *
  * Cost (Hockney, k ports, m bytes per block):
  *     T = ceil((N-1)/k) * (alpha + m beta)

@@ -183,6 +183,18 @@ static void read_nic(pc_config_t *cfg)
         set_error(cfg, "PACOLL_NIC='%s' is not valid: expected onload, offload or auto", s);
 }
 
+/* PACOLL_DIRECT_ORDER: whom Direct writes to at each step (exchange.h). */
+static void read_direct_order(pc_config_t *cfg)
+{
+    const char *s = getenv("PACOLL_DIRECT_ORDER");
+    if (!s || !*s || !strcmp(s, "node"))
+        cfg->direct_order = PC_ORDER_NODE;
+    else if (!strcmp(s, "rank"))
+        cfg->direct_order = PC_ORDER_RANK;
+    else
+        set_error(cfg, "PACOLL_DIRECT_ORDER='%s' is not valid: expected node or rank", s);
+}
+
 /* An algorithm the leaders (or lanes) of a hierarchical scheme may run
  * among themselves: anything but another scheme built on the node segment
  * (they would recurse, and there is one rank per node there). */
@@ -288,6 +300,7 @@ void pc_config_read(pc_config_t *cfg)
     read_bool(cfg, "PACOLL_REGCACHE", &cfg->regcache);
     read_transport(cfg);
     read_nic(cfg);
+    read_direct_order(cfg);
     read_leader_alg(cfg);
     read_size(cfg, "PACOLL_EAGER", 0, &cfg->eager_bytes);
     read_size(cfg, "PACOLL_SLOT_BUDGET", 4096, &cfg->slot_budget);

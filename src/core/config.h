@@ -12,6 +12,8 @@
 
 #include "core/internal.h"
 
+enum pc_order { PC_ORDER_NODE = 0, PC_ORDER_RANK = 1 };
+
 enum pc_transport { PC_TRANSPORT_AUTO = 0, PC_TRANSPORT_RMA = 1 };
 
 /* PACOLL_NIC (multicore slides): what more cores do to the network
@@ -39,6 +41,7 @@ typedef struct pc_config {
                                    pap_* algorithms (SIZE_MAX: what the eager slot holds) */
     double pap_grace;           /* PACOLL_PAP_GRACE_US (seconds here): how long a pap_* sender
                                    waits for the next peer in Direct order; < 0: one block time */
+    int direct_order;           /* PACOLL_DIRECT_ORDER: enum pc_order (exchange.h) */
     int sim_tested;             /* PACOLL_SIM_TESTED (SMPI only): the arrival-aware loop
                                    receives notifications by tested receives (rma.h) */
     int sloav_radix;            /* PACOLL_SLOAV_RADIX: alltoallv sloav/sloavx radix, >= 2 */

@@ -12,6 +12,21 @@ static int copy_based(const pc_call_t *c, const pc_xopts_t *o, int peer, size_t 
     return n <= o->copy_max && pc_eager_fits(c, peer, n);
 }
 
+/* Step i's peer (see exchange.h).  The node-spread order needs every node
+ * to hold the same number of ranks: a step is then a pair (node offset a,
+ * local offset b) with a varying fastest, and for every fixed step the map
+ * from senders to receivers is still a permutation. */
+int pc_direct_peer(const pacoll_team_t *t, int i, int dir)
+{
+    int nn = t->nnodes, ppn = t->ppn_max;
+    if (t->cfg.direct_order == PC_ORDER_RANK || nn <= 1 || nn * ppn != t->size)
+        return ((t->rank + dir * i) % t->size + t->size) % t->size;
+    int a = i % nn, b = i / nn;
+    int node = ((t->node + dir * a) % nn + nn) % nn;
+    int local = ((t->local_rank + dir * b) % ppn + ppn) % ppn;
+    return t->node_ranks[t->node_first[node] + local];
+}
+
 static int expose_receives(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
 {
     pacoll_team_t *t = c->t;
@@ -27,7 +42,7 @@ static int expose_receives(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t 
         return MPI_SUCCESS;
     int rc = pc_expose_begin(c, x->a->rbuf, x->recv_span, any_window);
     for (int i = 1; i < t->size && rc == MPI_SUCCESS; i++) {
-        int src = (t->rank - i + t->size) % t->size;
+        int src = pc_direct_peer(t, i, -1);
         size_t n = x->recv_count(x, src);
         if (n > 0 && !copy_based(c, o, src, n))
             rc = pc_advertise(c, src, x->a->rbuf + x->recv_disp(x, src), n);
@@ -70,7 +85,7 @@ static int send_all(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
 {
     pacoll_team_t *t = c->t;
     for (int i = 1; i < t->size; i++) {
-        int dst = (t->rank + i) % t->size;
+        int dst = pc_direct_peer(t, i, +1);
         size_t n = x->send_count(x, dst);
         int rc = MPI_SUCCESS;
         pc_remote_t rem = {0, 0, 0};
@@ -100,7 +115,7 @@ static int receive_all(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
     }
     while (left > 0) {
         for (int i = 1; i < t->size; i++) {
-            int src = (t->rank - i + t->size) % t->size;
+            int src = pc_direct_peer(t, i, -1);
             if (got[src] || !take_block(c, x, o, src))
                 continue;
             got[src] = 1, left--;
@@ -151,7 +166,7 @@ static int pap_receive(pap_t *s)
     pacoll_team_t *t = s->c->t;
     int moved = 0;
     for (int i = 1; i < t->size && s->to_recv > 0; i++) {
-        int src = (t->rank - i + t->size) % t->size;
+        int src = pc_direct_peer(t, i, -1);
         if (s->st[src] & PAP_GOT)
             continue;
         if (!take_block(s->c, s->x, s->o, src)) {
@@ -197,7 +212,7 @@ static int pap_send_arrived(pap_t *s, int *rc)
     pacoll_team_t *t = s->c->t;
     int moved = 0, first = 1;
     for (int i = 1; i < t->size && s->to_send > 0 && *rc == MPI_SUCCESS; i++) {
-        int dst = (t->rank + i) % t->size;
+        int dst = pc_direct_peer(t, i, +1);
         pc_remote_t rem = {0, 0, 0};
         if (s->st[dst] & PAP_SENT)
             continue;
@@ -228,7 +243,7 @@ static int pap_send_blind(pap_t *s, int *rc)
     if (batch < root)
         batch = root; /* bounds the rescans at about sqrt(N) per call */
     for (; s->blind_next < t->size && sent < batch && *rc == MPI_SUCCESS; s->blind_next++) {
-        int dst = (t->rank + s->blind_next) % t->size;
+        int dst = pc_direct_peer(t, s->blind_next, +1);
         if (s->st[dst] & PAP_SENT)
             continue;
         size_t n = s->x->send_count(s->x, dst);

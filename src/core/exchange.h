@@ -1,8 +1,8 @@
 /*
  * The k-port Direct exchange (multirail §4.2, pap-aware §4.2's base
- * algorithm): at step i a rank writes its block for rank (p + i) mod N
- * straight into that rank's memory, at most PACOLL_PORTS writes in flight,
- * and finishes when every incoming block has landed.  alltoall, allgather,
+ * algorithm): at step i a rank writes its block for its step-i peer
+ * (pc_direct_peer) straight into that rank's memory, at most PACOLL_PORTS
+ * writes in flight, and finishes when every incoming block has landed.  alltoall, allgather,
  * alltoallv and gather are all this exchange with a different layout of
  * blocks, so the `direct` algorithms share it.
  *
@@ -48,6 +48,15 @@ typedef struct pc_xopts {
     /* src's block is complete in the receive buffer */
     void (*landed)(void *ctx, int src);
 } pc_xopts_t;
+
+/* The rank this rank writes to (dir = +1) or hears from (dir = -1) at step
+ * i of Direct, 0 < i < size.  PACOLL_DIRECT_ORDER=rank: the papers' wrap-
+ * around order, (p + i) mod N.  node (the default, when every node holds
+ * the same number of ranks): consecutive steps go to consecutive nodes,
+ * so the k writes in flight leave on different rails or reach different
+ * NICs, and a node's intra-node steps are spread between its network
+ * ones rather than bunched at the start (docs/MULTIPORT.md). */
+int pc_direct_peer(const pacoll_team_t *t, int i, int dir);
 
 /* The plain k-port Direct exchange (`direct`). */
 int pc_direct_exchange(pacoll_team_t *t, const char *what, const pc_layout_t *x);

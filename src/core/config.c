@@ -159,40 +159,44 @@ static void read_forced(pc_config_t *cfg)
     }
 }
 
+/* A variable that names one of n choices: *out = its index, names[0] when
+ * unset or empty (each caller's enum lists its values in this order). */
+static void read_choice(pc_config_t *cfg, const char *var, const char *const *names, int n,
+                        int *out)
+{
+    const char *s = getenv(var);
+    *out = 0;
+    if (!s || !*s)
+        return;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(s, names[i])) {
+            *out = i;
+            return;
+        }
+    char list[128] = "";
+    for (int i = 0; i < n; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                 i == 0 ? "" : i == n - 1 ? " or " : ", ", names[i]);
+    set_error(cfg, "%s='%s' is not valid: expected %s", var, s, list);
+}
+
 static void read_transport(pc_config_t *cfg)
 {
-    const char *s = getenv("PACOLL_TRANSPORT");
-    if (!s || !strcmp(s, "auto"))
-        cfg->transport = PC_TRANSPORT_AUTO;
-    else if (!strcmp(s, "rma"))
-        cfg->transport = PC_TRANSPORT_RMA;
-    else
-        set_error(cfg, "PACOLL_TRANSPORT='%s' is not valid: expected auto or rma", s);
+    static const char *const names[] = {"auto", "rma"}; /* enum pc_transport */
+    read_choice(cfg, "PACOLL_TRANSPORT", names, 2, &cfg->transport);
 }
 
 static void read_nic(pc_config_t *cfg)
 {
-    const char *s = getenv("PACOLL_NIC");
-    if (!s || !*s || !strcmp(s, "auto"))
-        cfg->nic = PC_NIC_AUTO;
-    else if (!strcmp(s, "onload"))
-        cfg->nic = PC_NIC_ONLOAD;
-    else if (!strcmp(s, "offload"))
-        cfg->nic = PC_NIC_OFFLOAD;
-    else
-        set_error(cfg, "PACOLL_NIC='%s' is not valid: expected onload, offload or auto", s);
+    static const char *const names[] = {"auto", "onload", "offload"}; /* enum pc_nic */
+    read_choice(cfg, "PACOLL_NIC", names, 3, &cfg->nic);
 }
 
 /* PACOLL_DIRECT_ORDER: whom Direct writes to at each step (exchange.h). */
 static void read_direct_order(pc_config_t *cfg)
 {
-    const char *s = getenv("PACOLL_DIRECT_ORDER");
-    if (!s || !*s || !strcmp(s, "node"))
-        cfg->direct_order = PC_ORDER_NODE;
-    else if (!strcmp(s, "rank"))
-        cfg->direct_order = PC_ORDER_RANK;
-    else
-        set_error(cfg, "PACOLL_DIRECT_ORDER='%s' is not valid: expected node or rank", s);
+    static const char *const names[] = {"node", "rank"}; /* enum pc_order */
+    read_choice(cfg, "PACOLL_DIRECT_ORDER", names, 2, &cfg->direct_order);
 }
 
 /* An algorithm the leaders (or lanes) of a hierarchical scheme may run
@@ -286,7 +290,7 @@ void pc_config_read(pc_config_t *cfg)
      * (rdma-allgather §4.2's M_T; measured, see docs/RDMA_ALLGATHER.md).
      * The eager slot size caps it. */
     cfg->rd_threshold = 4096;
-    cfg->pap_threshold = SIZE_MAX; /* pap_*: copy-based whenever the slot holds the block */
+    cfg->pap_threshold = PC_PAP_THRESHOLD_DEFAULT;
 
     read_forced(cfg);
     read_node_pattern(cfg);

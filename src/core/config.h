@@ -12,6 +12,11 @@
 
 #include "core/internal.h"
 
+/* pap_*: blocks up to this go copy-based (docs/PAP.md "Scheme threshold"):
+ * under skew an early sender's block waits in a late receiver's slot,
+ * where zero-copy must wait for the receiver's advertisement. */
+#define PC_PAP_THRESHOLD_DEFAULT ((size_t)16 << 10)
+
 enum pc_order { PC_ORDER_NODE = 0, PC_ORDER_RANK = 1 };
 
 enum pc_transport { PC_TRANSPORT_AUTO = 0, PC_TRANSPORT_RMA = 1 };
@@ -38,7 +43,8 @@ typedef struct pc_config {
     size_t shm_max;             /* PACOLL_SHM_MAX: largest node segment */
     size_t rd_threshold;        /* PACOLL_RD_THRESHOLD: rd_rdma's copy/zero-copy switch M_T */
     size_t pap_threshold;       /* PACOLL_PAP_THRESHOLD: largest copy-based block of the
-                                   pap_* algorithms (SIZE_MAX: what the eager slot holds) */
+                                   pap_* algorithms, when the slot holds it (rma_setup.c
+                                   sizes the slots for it within PACOLL_SLOT_BUDGET) */
     double pap_grace;           /* PACOLL_PAP_GRACE_US (seconds here): how long a pap_* sender
                                    waits for the next peer in Direct order; < 0: one block time */
     int direct_order;           /* PACOLL_DIRECT_ORDER: enum pc_order (exchange.h) */

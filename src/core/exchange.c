@@ -9,6 +9,10 @@
  * same answer on both sides (both know n and the configuration). */
 static int copy_based(const pc_call_t *c, const pc_xopts_t *o, int peer, size_t n)
 {
+    /* pap_*: their own threshold (copy_max), up to what the slot holds,
+     * may pass PACOLL_EAGER (docs/PAP.md "Scheme threshold") */
+    if (o->pap)
+        return n <= o->copy_max && pc_slot_fits(c, peer, n);
     return n <= o->copy_max && pc_eager_fits(c, peer, n);
 }
 
@@ -160,14 +164,16 @@ typedef struct pap {
     double idle_since; /* when the loop last found nothing to do with puts unflushed, or -1 */
 } pap_t;
 
-/* Takes every block that has landed; data from a peer is its arrival notice. */
-static int pap_receive(pap_t *s)
+/* Takes every block of one scheme (copy-based or zero-copy) that has
+ * landed; data from a peer is its arrival notice. */
+static int pap_receive(pap_t *s, int copy_based_ones)
 {
     pacoll_team_t *t = s->c->t;
     int moved = 0;
     for (int i = 1; i < t->size && s->to_recv > 0; i++) {
         int src = pc_direct_peer(t, i, -1);
-        if (s->st[src] & PAP_GOT)
+        if (s->st[src] & PAP_GOT ||
+            copy_based(s->c, s->o, src, s->x->recv_count(s->x, src)) != copy_based_ones)
             continue;
         if (!take_block(s->c, s->x, s->o, src)) {
             s->waiting_for = src;
@@ -175,6 +181,28 @@ static int pap_receive(pap_t *s)
         }
         s->st[src] |= PAP_GOT | PAP_ARRIVED;
         s->to_recv--, moved = 1;
+    }
+    return moved;
+}
+
+/* Notes which copy-based senders have arrived (their block is in my slot)
+ * without copying the blocks out: while I still have blocks to send, the
+ * copies wait, since a late rank that copied its 15 landed blocks out
+ * before sending its own held up every peer waiting for its data
+ * (docs/PAP.md, "Send before copying out"). */
+static int pap_note_arrivals(pap_t *s)
+{
+    pacoll_team_t *t = s->c->t;
+    int moved = 0;
+    for (int i = 1; i < t->size; i++) {
+        int src = pc_direct_peer(t, i, -1);
+        if (s->st[src] & (PAP_GOT | PAP_ARRIVED) ||
+            !copy_based(s->c, s->o, src, s->x->recv_count(s->x, src)))
+            continue;
+        if (pc_eager_poll(s->c, src)) {
+            s->st[src] |= PAP_ARRIVED;
+            moved = 1;
+        }
     }
     return moved;
 }
@@ -300,10 +328,15 @@ static int pap_run(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
     int rc = MPI_SUCCESS;
     pc_sim_tested_receives(t, 1); /* polls must not block: sends go on meanwhile */
     while (rc == MPI_SUCCESS && (s.to_send > 0 || s.to_recv > 0)) {
-        int moved = pap_receive(&s);
+        int moved = pap_receive(&s, 0); /* zero-copy: nothing to copy out */
+        if (s.to_send > 0)
+            moved |= pap_note_arrivals(&s);
         moved |= pap_send_arrived(&s, &rc);
         if (rc == MPI_SUCCESS && !moved && s.to_send > 0)
             moved = pap_send_blind(&s, &rc);
+        /* copy blocks out once all is sent, or while nobody can be sent to */
+        if (rc == MPI_SUCCESS && (s.to_send == 0 || !moved))
+            moved |= pap_receive(&s, 1);
         if (rc != MPI_SUCCESS)
             break;
         if (moved) {

@@ -39,7 +39,8 @@ typedef struct pc_xopts {
     /* pap-aware §4.2: serve arrived peers first, never stall on a late one */
     int pap;
     /* blocks of at most this many bytes go copy-based (when the eager slot
-     * holds them); larger ones zero-copy.  SIZE_MAX: whatever the slot holds. */
+     * holds them and, unless pap, PACOLL_EAGER allows); larger ones
+     * zero-copy.  SIZE_MAX: whatever the slot holds. */
     size_t copy_max;
     /* Optional hooks for hierarchical algorithms (pap_shm_direct): */
     void *ctx;

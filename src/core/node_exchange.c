@@ -255,6 +255,12 @@ static int exchange_masters(node_x_t *s, int pap, const char *what)
     pacoll_team_t *t = s->t;
     int master = t->local_rank == 0;
     pc_xopts_t o = pap ? pc_pap_opts(t) : (pc_xopts_t){0, SIZE_MAX, NULL, NULL, NULL};
+    /* A master's block is a whole node's (L^2 m or L m bytes), copied out of
+     * the slot by the master alone: past the eager limit, landing it straight
+     * in the node segment wins even under skew (measured: docs/PAP.md,
+     * "Scheme threshold"), so pap_*'s larger threshold stops at PACOLL_EAGER. */
+    if (o.copy_max > t->cfg.eager_bytes)
+        o.copy_max = t->cfg.eager_bytes;
     o.ctx = s;
     o.before_send = master ? wait_locals : NULL;
     o.landed = master && pap ? landed : NULL;

@@ -471,11 +471,15 @@ void pc_call_all_arrived(pc_call_t *c) { c->all_arrived = 1; }
 
 /* --------------------------------------------------------------- eager */
 
-int pc_eager_fits(const pc_call_t *c, int peer, size_t n)
+int pc_slot_fits(const pc_call_t *c, int peer, size_t n)
 {
     const pacoll_team_t *t = c->t;
-    size_t slot = use_shm(t, peer) ? t->rma.shm_slot : t->rma.slot;
-    return n <= slot && n <= t->cfg.eager_bytes;
+    return n <= (use_shm(t, peer) ? t->rma.shm_slot : t->rma.slot);
+}
+
+int pc_eager_fits(const pc_call_t *c, int peer, size_t n)
+{
+    return pc_slot_fits(c, peer, n) && n <= c->t->cfg.eager_bytes;
 }
 
 int pc_eager_put(pc_call_t *c, int peer, const void *src, size_t n)

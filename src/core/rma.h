@@ -154,6 +154,9 @@ void pc_sim_tested_receives(pacoll_team_t *t, int on);
 /* Copy-based (eager): true if n bytes to or from peer go through the slots;
  * the same answer on both sides of the pair. */
 int pc_eager_fits(const pc_call_t *c, int peer, size_t n);
+/* The same without the PACOLL_EAGER limit: the slot holds n bytes (the
+ * pap_* algorithms, whose own threshold may be larger). */
+int pc_slot_fits(const pc_call_t *c, int peer, size_t n);
 /* Sends n bytes into peer's slot of this call, and flags them. */
 int pc_eager_put(pc_call_t *c, int peer, const void *src, size_t n);
 /* Peer's eager data of this call, or NULL if not yet arrived. */

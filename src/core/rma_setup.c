@@ -13,13 +13,15 @@
 
 static size_t floor_line(size_t n) { return n / PC_LINE * PC_LINE; }
 
-/* Eager slot size: the configured eager limit, shrunk so that 3 slots per
- * peer fit the per-rank budget (the collective buffer must not grow with
- * P without bound: 1024 ranks x 3 x 8 KB would be 24 MB per rank). */
+/* Eager slot size: the larger of the eager limit and the pap_* copy-based
+ * threshold, shrunk so that 3 slots per peer fit the per-rank budget (the
+ * collective buffer must not grow with P without bound: 1024 ranks x 3 x
+ * 8 KB would be 24 MB per rank). */
 static size_t slot_size(const pc_config_t *cfg, int npeers)
 {
     size_t per = cfg->slot_budget / ((size_t)PC_GENS * (size_t)(npeers > 0 ? npeers : 1));
-    size_t want = cfg->eager_bytes < per ? cfg->eager_bytes : per;
+    size_t want = cfg->eager_bytes > cfg->pap_threshold ? cfg->eager_bytes : cfg->pap_threshold;
+    want = want < per ? want : per;
 #if PACOLL_UNDER_SMPI
     /* Eager messages must stay below SMPI's detached-send threshold (64 KB
      * by default), see the notifications in rma.c. */

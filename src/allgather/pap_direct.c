@@ -6,7 +6,9 @@
  * exchange (src/core/exchange.c, see alltoall/pap_direct.c): every rank
  * writes its one block into slot p of each peer, arrived peers first
  * (advertisement or data seen), never stalling on a late one.  Blocks up to
- * PACOLL_PAP_THRESHOLD bytes go copy-based, larger ones zero-copy.
+ * PACOLL_PAP_THRESHOLD bytes go copy-based, larger ones zero-copy; copy-
+ * based blocks too small to pay for the arrival polls go in Direct's order
+ * (exchange.c arrival_order_pays).
  *
  * Cost (Hockney, k ports, m bytes per block), with every rank arrived:
  *     T = ceil((N-1)/k) * (alpha + m beta)          (= direct)

@@ -13,7 +13,9 @@
  *     blocks to peers not yet arrived (their slots need no receiver),
  * never stalling on one late peer, until every block is out and in.
  * Blocks up to PACOLL_PAP_THRESHOLD bytes (and what the eager slot holds)
- * go copy-based, larger ones zero-copy.
+ * go copy-based, larger ones zero-copy.  Copy-based blocks too small to
+ * pay for the polls that learn arrivals (batch * m beta < peers * poll,
+ * exchange.c arrival_order_pays) go in Direct's order instead.
  *
  * Cost (Hockney, k ports, m bytes per block), with every rank arrived:
  *     T = ceil((N-1)/k) * (alpha + m beta)          (= direct)

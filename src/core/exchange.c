@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "core/context.h"
 #include "core/select.h"
 
 /* Copy-based or zero-copy for the pair (me, peer) and an n-byte block: the
@@ -260,16 +261,21 @@ static int pap_send_arrived(pap_t *s, int *rc)
     return moved;
 }
 
+/* Blocks sent blind between two looks for arrivals: the ports, and at
+ * least sqrt(N), which bounds the rescans at about sqrt(N) per call. */
+static int pap_batch(const pacoll_team_t *t)
+{
+    int root = (int)sqrt((double)t->size);
+    return t->cfg.ports > root ? t->cfg.ports : root;
+}
+
 /* Copy-based blocks need no receiver: when no known-arrived peer is left,
  * send to the next few not-yet-arrived ones in Direct order, then look for
  * arrivals again (so a peer that arrives meanwhile is served next). */
 static int pap_send_blind(pap_t *s, int *rc)
 {
     pacoll_team_t *t = s->c->t;
-    int batch = t->cfg.ports, sent = 0;
-    int root = (int)sqrt((double)t->size);
-    if (batch < root)
-        batch = root; /* bounds the rescans at about sqrt(N) per call */
+    int batch = pap_batch(t), sent = 0;
     for (; s->blind_next < t->size && sent < batch && *rc == MPI_SUCCESS; s->blind_next++) {
         int dst = pc_direct_peer(t, s->blind_next, +1);
         if (s->st[dst] & PAP_SENT)
@@ -308,14 +314,73 @@ static int hold_flush(pap_t *s)
     return 0;
 }
 
+/* What one look at a peer's notification costs: a flag read that misses
+ * the cache (the simulation charges its probe and test 10 ns each). */
+#define PC_POLL_COST 20e-9
+
+/* True when ordering the sends by arrival can pay for itself.  A zero-copy
+ * block waits for its receiver's advertisement, so there the order is what
+ * keeps one late peer from stalling the rest: always.  With copy-based
+ * blocks only, nothing waits for a receiver (plain Direct never stalls
+ * either) and the order is all the loop can win, while learning arrivals
+ * costs a look at every peer not yet seen, about once per batch of blind
+ * sends.  It pays when a batch of blocks takes longer to send than one
+ * such scan, in the cost model: batch * m beta >= peers * poll, peers the
+ * ranks a block goes to or comes from.  With the default model (10 GB/s)
+ * and N - 1 peers that is from 750 B at 16 ranks, 3.2 KB at 256 (a
+ * pap_shm_direct master's node blocks: from 200 B over 3 masters).  Measured in SMPI (docs/PAP.md, "When the order pays"): the loop
+ * was 0.94-0.99x of direct from 1 B to 256 B at 16 ranks, with or without
+ * skew, and 0.63x at 8 B on 256 ranks (19.0 against 12.0 us), where the
+ * scans took longer than the 255 sends. */
+/* PACOLL_VERBOSE: says once, on rank 0, that the arrival-aware loop sent
+ * in Direct's order, and why. */
+static void say_direct_order(pc_call_t *c, size_t m, int peers)
+{
+    pacoll_team_t *t = c->t;
+    char msg[PC_MSG_LEN];
+    if (!t->cfg.verbose || t->rank != 0)
+        return;
+    snprintf(msg, sizeof msg,
+             "%s: %zu-byte copy-based blocks cost less to send than polling %d peers for "
+             "arrival: sent in Direct's order (docs/PAP.md, \"When the order pays\")",
+             c->w.what, m, peers);
+    pc_context_t *ctx = pc_context_get(0);
+    if (!ctx || pc_context_first_reason(ctx, msg))
+        pc_log("%s", msg);
+}
+
+static int arrival_order_pays(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o,
+                              double beta)
+{
+    pacoll_team_t *t = c->t;
+    size_t most = 0;
+    int peers = 0; /* those a block goes to or comes from: the ones polled */
+    for (int p = 0; p < t->size; p++) {
+        size_t sn = p == t->rank ? 0 : x->send_count(x, p);
+        size_t rn = p == t->rank ? 0 : x->recv_count(x, p);
+        if ((sn > 0 && !copy_based(c, o, p, sn)) || (rn > 0 && !copy_based(c, o, p, rn)))
+            return 1;
+        if (sn > most)
+            most = sn;
+        peers += sn > 0 || rn > 0;
+    }
+    int batch = pap_batch(t) < peers ? pap_batch(t) : peers;
+    if (peers == 0 || batch * (double)most * beta >= peers * PC_POLL_COST)
+        return 1;
+    say_direct_order(c, most, peers);
+    return 0;
+}
+
 static int pap_run(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
 {
     pacoll_team_t *t = c->t;
+    pc_cost_ctx_t cx;
+    pc_cost_ctx(t, &cx);
+    if (!arrival_order_pays(c, x, o, cx.beta))
+        return plain_run(c, x, o);
     pap_t s = {c, x, o, calloc((size_t)t->size, 1), 0, 0, 1, -1, 0, 0, 0, -1, -1};
     if (!s.st)
         return MPI_ERR_NO_MEM;
-    pc_cost_ctx_t cx;
-    pc_cost_ctx(t, &cx);
     s.alpha = cx.alpha, s.beta = cx.beta;
     for (int p = 0; p < t->size; p++) {
         if (p == t->rank || x->send_count(x, p) == 0)

@@ -314,24 +314,6 @@ static int hold_flush(pap_t *s)
     return 0;
 }
 
-/* What one look at a peer's notification costs: a flag read that misses
- * the cache (the simulation charges its probe and test 10 ns each). */
-#define PC_POLL_COST 20e-9
-
-/* True when ordering the sends by arrival can pay for itself.  A zero-copy
- * block waits for its receiver's advertisement, so there the order is what
- * keeps one late peer from stalling the rest: always.  With copy-based
- * blocks only, nothing waits for a receiver (plain Direct never stalls
- * either) and the order is all the loop can win, while learning arrivals
- * costs a look at every peer not yet seen, about once per batch of blind
- * sends.  It pays when a batch of blocks takes longer to send than one
- * such scan, in the cost model: batch * m beta >= peers * poll, peers the
- * ranks a block goes to or comes from.  With the default model (10 GB/s)
- * and N - 1 peers that is from 750 B at 16 ranks, 3.2 KB at 256 (a
- * pap_shm_direct master's node blocks: from 200 B over 3 masters).  Measured in SMPI (docs/PAP.md, "When the order pays"): the loop
- * was 0.94-0.99x of direct from 1 B to 256 B at 16 ranks, with or without
- * skew, and 0.63x at 8 B on 256 ranks (19.0 against 12.0 us), where the
- * scans took longer than the 255 sends. */
 /* PACOLL_VERBOSE: says once, on rank 0, that the arrival-aware loop sent
  * in Direct's order, and why. */
 static void say_direct_order(pc_call_t *c, size_t m, int peers)
@@ -349,6 +331,26 @@ static void say_direct_order(pc_call_t *c, size_t m, int peers)
         pc_log("%s", msg);
 }
 
+/* What one look at a peer's notification costs: a flag read that misses
+ * the cache (the simulation charges its probe and test 10 ns each). */
+#define PC_POLL_COST 20e-9
+
+/* True when ordering the sends by arrival can pay for itself.  A zero-copy
+ * block waits for its receiver's advertisement, so there the order is what
+ * keeps one late peer from stalling the rest: always.  With copy-based
+ * blocks only, nothing waits for a receiver (plain Direct never stalls
+ * either) and the order is all the loop can win, while learning arrivals
+ * costs a look at every peer not yet seen, about once per batch of blind
+ * sends.  It pays when a batch of blocks takes longer to send than one
+ * such scan, in the cost model: batch * m beta >= peers * poll, peers the
+ * ranks a block goes to or comes from.  With the default model (10 GB/s)
+ * and N - 1 peers that is from 750 B at 16 ranks and 3.2 KB at 256; for a
+ * pap_shm_direct master's node blocks over 3 masters, from 200 B.
+ * Measured in SMPI (docs/PAP.md, "When the order pays"): below that the
+ * loop was 0.90-0.99x of direct at 16 ranks under skew, and 0.63x at 8 B
+ * on 256 ranks without (19.0 against 12.0 us), where the scans took longer
+ * than the 255 sends.  Every rank may decide for itself: both paths speak
+ * the same channel protocol. */
 static int arrival_order_pays(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o,
                               double beta)
 {

@@ -186,6 +186,14 @@ static void read_transport(pc_config_t *cfg)
     read_choice(cfg, "PACOLL_TRANSPORT", names, 2, &cfg->transport);
 }
 
+/* PACOLL_SIM_PUT (SMPI only): how a zero-copy write is simulated (rma.c,
+ * "RDMA writes under SMPI"). */
+static void read_sim_put(pc_config_t *cfg)
+{
+    static const char *const names[] = {"window", "transfer"}; /* enum pc_sim_put */
+    read_choice(cfg, "PACOLL_SIM_PUT", names, 2, &cfg->sim_put);
+}
+
 static void read_nic(pc_config_t *cfg)
 {
     static const char *const names[] = {"auto", "onload", "offload"}; /* enum pc_nic */
@@ -303,6 +311,7 @@ void pc_config_read(pc_config_t *cfg)
     read_bool(cfg, "PACOLL_VERBOSE", &cfg->verbose);
     read_bool(cfg, "PACOLL_REGCACHE", &cfg->regcache);
     read_transport(cfg);
+    read_sim_put(cfg);
     read_nic(cfg);
     read_direct_order(cfg);
     read_leader_alg(cfg);

@@ -12,14 +12,21 @@
 
 #include "core/internal.h"
 
-/* pap_*: blocks up to this go copy-based (docs/PAP.md "Scheme threshold"):
- * under skew an early sender's block waits in a late receiver's slot,
- * where zero-copy must wait for the receiver's advertisement. */
-#define PC_PAP_THRESHOLD_DEFAULT ((size_t)16 << 10)
+/* pap_*: blocks up to this go copy-based (docs/PAP.md "Scheme threshold").
+ * Under skew a larger threshold pays (an early sender's block waits in a
+ * late receiver's slot, where zero-copy must wait for the receiver's
+ * advertisement), but without skew it costs the receiver's copy-out: with
+ * 16 KB pap_direct was 9% slower than direct at 8-16 KB blocks (SMPI,
+ * 16 ranks), so the default is direct's own limit and the PAP versions are
+ * never slower; skewed jobs raise it (PACOLL_PAP_THRESHOLD=16k). */
+#define PC_PAP_THRESHOLD_DEFAULT ((size_t)4 << 10)
 
 enum pc_order { PC_ORDER_NODE = 0, PC_ORDER_RANK = 1 };
 
 enum pc_transport { PC_TRANSPORT_AUTO = 0, PC_TRANSPORT_RMA = 1 };
+/* Under SMPI: a zero-copy write is SimGrid's MPI_Put into the dynamic
+ * window, or a host-to-host transfer (rma.c, "RDMA writes under SMPI"). */
+enum pc_sim_put { PC_SIM_PUT_WINDOW = 0, PC_SIM_PUT_TRANSFER = 1 };
 
 /* PACOLL_NIC (multicore slides): what more cores do to the network
  * interface.  NONE is only ever a measured answer (no NIC between the
@@ -37,6 +44,7 @@ typedef struct pc_config {
     double timeout;             /* PACOLL_TIMEOUT seconds, 0 = never */
     int stats, verbose;         /* PACOLL_STATS, PACOLL_VERBOSE */
     int transport;              /* PACOLL_TRANSPORT */
+    int sim_put;                /* PACOLL_SIM_PUT: enum pc_sim_put (SMPI only) */
     int regcache;               /* PACOLL_REGCACHE: 0 disables the cache */
     size_t eager_bytes;         /* PACOLL_EAGER: largest copy-based message */
     size_t slot_budget;         /* PACOLL_SLOT_BUDGET: bytes of slots per rank */

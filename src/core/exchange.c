@@ -393,6 +393,13 @@ static int pap_run(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
         s.to_recv += !(s.st[p] & PAP_GOT);
     }
     int rc = MPI_SUCCESS;
+    /* Where a put's completion can be tested (an RDMA completion queue; under
+     * SMPI, PACOLL_SIM_PUT=transfer), the loop never waits for its own puts:
+     * each flag goes out when its data has landed, and a newly arrived peer
+     * is served meanwhile; once all is sent it waits for them (pc_flush,
+     * flags in landing order).  MPI RMA can only wait (MPI_Win_flush): there
+     * the loop flushes when idle, held by hold_flush. */
+    int testable = pc_puts_testable(t);
     pc_sim_tested_receives(t, 1); /* polls must not block: sends go on meanwhile */
     while (rc == MPI_SUCCESS && (s.to_send > 0 || s.to_recv > 0)) {
         int moved = pap_receive(&s, 0); /* zero-copy: nothing to copy out */
@@ -404,13 +411,15 @@ static int pap_run(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
         /* copy blocks out once all is sent, or while nobody can be sent to */
         if (rc == MPI_SUCCESS && (s.to_send == 0 || !moved))
             moved |= pap_receive(&s, 1);
+        if (rc == MPI_SUCCESS && testable) /* flags of landed writes go out now */
+            rc = pc_flush_landed(c);
         if (rc != MPI_SUCCESS)
             break;
         if (moved) {
             pc_wait_new_condition(&c->w);
             continue;
         }
-        if (hold_flush(&s)) {
+        if ((testable && s.to_send > 0) || hold_flush(&s)) {
             rc = pc_wait_poll(&c->w, s.waiting_for);
             continue;
         }

@@ -5,6 +5,8 @@
 #include <unistd.h>
 #if PACOLL_UNDER_SMPI
 #include <simgrid/engine.h>
+
+#include "core/sim_transfer.h"
 #endif
 
 #include "core/team.h"
@@ -135,14 +137,18 @@ static int put_bytes(const void *src, size_t n, int peer, MPI_Aint disp, MPI_Win
 }
 
 /* multirail §3.2: a large put split into `stripe` pieces issued together,
- * so a multi-rail network can carry them on different rails. */
+ * so a multi-rail network can carry them on different rails.  The size of
+ * one piece (n itself when not striped). */
+static size_t stripe_piece(const pacoll_team_t *t, size_t n)
+{
+    size_t k = (size_t)t->cfg.stripe;
+    return k <= 1 || n < k * PC_STRIPE_MIN ? n : (n + k - 1) / k;
+}
+
 static int put_striped(pacoll_team_t *t, const void *src, size_t n, int peer, MPI_Aint disp,
                        MPI_Win win)
 {
-    size_t k = (size_t)t->cfg.stripe;
-    if (k <= 1 || n < k * PC_STRIPE_MIN)
-        return put_bytes(src, n, peer, disp, win);
-    size_t piece = (n + k - 1) / k;
+    size_t piece = stripe_piece(t, n);
     for (size_t off = 0; off < n; off += piece) {
         size_t len = n - off < piece ? n - off : piece;
         int rc = put_bytes((const char *)src + off, len, peer, disp + (MPI_Aint)off, win);
@@ -150,6 +156,136 @@ static int put_striped(pacoll_team_t *t, const void *src, size_t n, int peer, MP
             return rc;
     }
     return MPI_SUCCESS;
+}
+
+/* ------------------------------------------- RDMA writes under SMPI
+ *
+ * SimGrid 3.32 emulates MPI_Put as a message whose receive request it
+ * queues in the target's window under a mutex of each window, and
+ * MPI_Win_flush keeps those mutexes for its whole wait (Win::finish_comms;
+ * flush_all also waits for what other ranks are writing into the caller's
+ * window).  A put into a window another rank is flushing waits for that
+ * flush: a pap_shm_direct master's third 32 KB put took 2.92 us at 256
+ * ranks, against 0.01 us for the first two (docs/SIM.md).  An RDMA write
+ * never waits for another origin's completion.  With
+ * PACOLL_SIM_PUT=transfer the channel writes the bytes itself (the
+ * simulated ranks share one address space, as the shared-memory path
+ * already uses) and charges the network for them with an asynchronous
+ * transfer from this rank's host to the target's, with no window and no
+ * receiver involved: completing a write is waiting for its transfer, and
+ * the done counter follows as a notification, as after a flush.  The
+ * default stays SimGrid's window while published points were taken with
+ * it (docs/SIM.md, "How a zero-copy write is simulated"). */
+#if PACOLL_UNDER_SMPI
+static int sim_transfer_on(const pacoll_team_t *t) { return t->rma.sim_host != NULL; }
+
+static int sim_xfer_push(pacoll_team_t *t, int peer, size_t n)
+{
+    pc_rma_t *r = &t->rma;
+    if (r->sim_nxfer == r->sim_xfer_cap) {
+        int cap = r->sim_xfer_cap ? 2 * r->sim_xfer_cap : 16;
+        void **x = realloc(r->sim_xfer, (size_t)cap * sizeof *x);
+        if (!x)
+            return MPI_ERR_NO_MEM;
+        r->sim_xfer = x;
+        int *p = realloc(r->sim_xfer_peer, (size_t)cap * sizeof *p);
+        if (!p)
+            return MPI_ERR_NO_MEM;
+        r->sim_xfer_peer = p;
+        r->sim_xfer_cap = cap;
+    }
+    r->sim_xfer[r->sim_nxfer] =
+        pc_sim_transfer_start(r->sim_host[t->rank], r->sim_host[peer], (uint64_t)n);
+    r->sim_xfer_peer[r->sim_nxfer++] = peer;
+    return MPI_SUCCESS;
+}
+
+/* One zero-copy write: the bytes now (memmove: --sim-shared-buffers runs
+ * write a buffer onto itself), the network's time as one transfer per
+ * stripe piece.  The receiver reads the data only after the done counter,
+ * which is sent once the transfers are complete. */
+static int sim_write(pacoll_team_t *t, int peer, uint64_t addr, const void *src, size_t n)
+{
+    memmove((void *)(uintptr_t)addr, src, n);
+    size_t piece = stripe_piece(t, n);
+    for (size_t off = 0; off < n; off += piece) {
+        int rc = sim_xfer_push(t, peer, n - off < piece ? n - off : piece);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* True once every write to peer has landed (those that have are
+ * released); never waits. */
+static int sim_landed(pacoll_team_t *t, int peer)
+{
+    pc_rma_t *r = &t->rma;
+    int kept = 0, left = 0;
+    for (int i = 0; i < r->sim_nxfer; i++) {
+        if (r->sim_xfer_peer[i] == peer && pc_sim_transfer_test((sg_comm_t)r->sim_xfer[i]))
+            continue;
+        left += r->sim_xfer_peer[i] == peer;
+        r->sim_xfer[kept] = r->sim_xfer[i];
+        r->sim_xfer_peer[kept++] = r->sim_xfer_peer[i];
+    }
+    r->sim_nxfer = kept;
+    return left == 0;
+}
+
+/* Waits until one write in flight has landed. */
+static void sim_wait_any(pacoll_team_t *t)
+{
+    if (t->rma.sim_nxfer > 0)
+        pc_sim_transfer_wait_any((const sg_comm_t *)t->rma.sim_xfer, (size_t)t->rma.sim_nxfer);
+}
+
+/* Waits for the writes in flight to peer, or to everyone if peer < 0. */
+static void sim_complete(pacoll_team_t *t, int peer)
+{
+    pc_rma_t *r = &t->rma;
+    int kept = 0;
+    for (int i = 0; i < r->sim_nxfer; i++) {
+        if (peer >= 0 && r->sim_xfer_peer[i] != peer) {
+            r->sim_xfer[kept] = r->sim_xfer[i];
+            r->sim_xfer_peer[kept++] = r->sim_xfer_peer[i];
+        } else {
+            pc_sim_transfer_wait((sg_comm_t)r->sim_xfer[i]);
+        }
+    }
+    r->sim_nxfer = kept;
+}
+#else
+static int sim_transfer_on(const pacoll_team_t *t)
+{
+    PC_UNUSED(t);
+    return 0;
+}
+static int sim_write(pacoll_team_t *t, int peer, uint64_t addr, const void *src, size_t n)
+{
+    PC_UNUSED(t), PC_UNUSED(peer), PC_UNUSED(addr), PC_UNUSED(src), PC_UNUSED(n);
+    return MPI_ERR_INTERN;
+}
+static void sim_complete(pacoll_team_t *t, int peer) { PC_UNUSED(t), PC_UNUSED(peer); }
+static int sim_landed(pacoll_team_t *t, int peer) { return PC_UNUSED(t), PC_UNUSED(peer), 1; }
+static void sim_wait_any(pacoll_team_t *t) { PC_UNUSED(t); }
+#endif
+
+/* Zero-copy data into a peer's advertised buffer, and its completion. */
+static int write_data(pacoll_team_t *t, int peer, uint64_t addr, const void *src, size_t n)
+{
+    if (sim_transfer_on(t))
+        return sim_write(t, peer, addr, src, n);
+    return put_striped(t, src, n, peer, (MPI_Aint)addr, t->rma.dwin);
+}
+
+static int complete_data(pacoll_team_t *t, int peer)
+{
+    if (sim_transfer_on(t)) {
+        sim_complete(t, peer);
+        return MPI_SUCCESS;
+    }
+    return PMPI_Win_flush(peer, t->rma.dwin);
 }
 
 /* ------------------------------------- notifications under SMPI only
@@ -166,8 +302,8 @@ static int put_striped(pacoll_team_t *t, const void *src, size_t n, int peer, MP
  * worst case, the channel under SMPI sends its small writes (eager data,
  * advertisements, zero-copy completion counters) as messages that land in
  * the same mailbox fields: one latency, in order, no flush.  Large
- * zero-copy data still goes by MPI_Put, so bandwidth is modelled by the
- * RMA layer.  These messages stay below SMPI's detached-send threshold
+ * zero-copy data still goes by MPI_Put or by a host-to-host transfer
+ * (PACOLL_SIM_PUT, above), so bandwidth is modelled by the network.  These messages stay below SMPI's detached-send threshold
  * (rma_setup.c caps the eager slot), so the source may be reused at once. */
 #if PACOLL_UNDER_SMPI
 #define PC_SIM_NOTIFY 1
@@ -313,8 +449,8 @@ static int complete_oldest(pc_call_t *c)
 {
     pc_rma_t *r = &c->t->rma;
     int peer = r->pending[0].peer, kept = 0;
-    int rc = PMPI_Win_flush(peer, r->dwin);
-    if (rc == MPI_SUCCESS)
+    int rc = complete_data(c->t, peer);
+    if (rc == MPI_SUCCESS && !sim_transfer_on(c->t)) /* nothing goes into win then */
         rc = PMPI_Win_flush(peer, r->win);
     for (int i = 0; i < r->npending; i++) {
         if (r->pending[i].peer != peer)
@@ -346,19 +482,50 @@ static int add_pending(pc_call_t *c, int peer, MPI_Aint flag_disp, uint64_t valu
     return MPI_SUCCESS;
 }
 
+int pc_puts_testable(const pacoll_team_t *t) { return sim_transfer_on(t); }
+
+int pc_flush_landed(pc_call_t *c)
+{
+    pc_rma_t *r = &c->t->rma;
+    int rc = MPI_SUCCESS, kept = 0;
+    for (int i = 0; i < r->npending; i++) {
+        if (rc == MPI_SUCCESS && sim_landed(c->t, r->pending[i].peer))
+            rc = write_flag(c, &r->pending[i]);
+        else
+            r->pending[kept++] = r->pending[i];
+    }
+    r->npending = kept;
+    return rc;
+}
+
+/* PACOLL_SIM_PUT=transfer: completes every pending put, writing each
+ * peer's flag when its writes have landed rather than after the slowest. */
+static int flush_in_landing_order(pc_call_t *c)
+{
+    pc_rma_t *r = &c->t->rma;
+    int rc = pc_flush_landed(c);
+    while (rc == MPI_SUCCESS && r->npending > 0) {
+        sim_wait_any(c->t);
+        rc = pc_flush_landed(c);
+    }
+    return rc;
+}
+
 int pc_flush(pc_call_t *c)
 {
     pc_rma_t *r = &c->t->rma;
     int rc = MPI_SUCCESS;
     if (r->npending == 0)
         return MPI_SUCCESS;
+    if (sim_transfer_on(c->t)) /* each flag as soon as its writes have landed */
+        return flush_in_landing_order(c);
 #if PACOLL_UNDER_SMPI
-    /* One flush_all, not one flush per peer: SMPI's per-target flush
-     * costs grow with the requests in flight (measured: 12 peers, 17.5 us
-     * against 3.7 us).  But SMPI's flush_all visits every rank's window
-     * (two simcalls each): with one put pending (a ring or recursive-
-     * doubling step) the per-target flush does the same waiting, and a
-     * 512-rank ring no longer spends its wall time in flush_all. */
+    /* With the window: one flush_all, not one flush per peer: SMPI's
+     * per-target flush costs grow with the requests in flight (measured:
+     * 12 peers, 17.5 us against 3.7 us).  But SMPI's flush_all visits every
+     * rank's window (two simcalls each): with one put pending (a ring or
+     * recursive-doubling step) the per-target flush does the same waiting,
+     * and a 512-rank ring no longer spends its wall time in flush_all. */
     if (r->npending == 1) {
         rc = PMPI_Win_flush(r->pending[0].peer, r->dwin);
         if (rc == MPI_SUCCESS)
@@ -636,11 +803,11 @@ int pc_zput(pc_call_t *c, int peer, const pc_remote_t *rem, size_t off, const vo
             store_rel(&shm_entry_to(t, peer)->done, done);
         return rc;
     }
-    int rc = put_striped(t, src, n, peer, (MPI_Aint)(rem->addr + off), t->rma.dwin);
+    int rc = write_data(t, peer, rem->addr + off, src, n);
     if (rc != MPI_SUCCESS)
         return rc;
     if (use_shm(t, peer)) { /* shared mailbox, RMA data: complete, then flag */
-        rc = PMPI_Win_flush(peer, t->rma.dwin);
+        rc = complete_data(t, peer);
         if (rc == MPI_SUCCESS)
             store_rel(&shm_entry_to(t, peer)->done, done);
         return rc;

@@ -19,7 +19,8 @@
  * reach it with loads and stores into a shared segment, and zero-copy data
  * with one cross-memory copy (process_vm_writev: single copy, like RDMA
  * write), or a plain copy under SMPI, where all ranks share one address
- * space.  PACOLL_TRANSPORT=rma sends everything through MPI RMA, so the
+ * space.  Under SMPI a zero-copy write to another host may also be a plain
+ * copy timed by a host-to-host transfer (PACOLL_SIM_PUT=transfer, rma.c).  PACOLL_TRANSPORT=rma sends everything through MPI RMA, so the
  * remote path is tested on one machine.
  *
  * Flags carry the call sequence number; data is complete before its flag
@@ -108,6 +109,13 @@ typedef struct pc_rma {
     double sim_probed_at;
     int sim_pending;
     int sim_block; /* a single-message wait: receive blocking (sim_block_begin) */
+    /* PACOLL_SIM_PUT=transfer only (rma.c, "RDMA writes under SMPI"): each
+     * team rank's simulated host (sg_host_t), and the writes in flight:
+     * their transfers (sg_comm_t) and target ranks. */
+    void **sim_host;
+    void **sim_xfer;
+    int *sim_xfer_peer;
+    int sim_nxfer, sim_xfer_cap;
 } pc_rma_t;
 
 /* A remote receive buffer, as advertised. */
@@ -186,6 +194,13 @@ int pc_done_wait(pc_call_t *c, int peer, uint32_t count);
 
 /* Completes every outstanding put and writes its flag. */
 int pc_flush(pc_call_t *c);
+/* True when a put's completion can be tested without waiting, as an RDMA
+ * completion queue is polled: under SMPI with PACOLL_SIM_PUT=transfer.  MPI
+ * RMA has no such test (MPI_Win_flush blocks). */
+int pc_puts_testable(const pacoll_team_t *t);
+/* With pc_puts_testable: writes the flag of every pending put that has
+ * landed, and leaves the others pending; never waits. */
+int pc_flush_landed(pc_call_t *c);
 
 /* Copies n bytes (under SMPI also charges the modelled copy time). */
 void pc_copy(void *dst, const void *src, size_t n);

@@ -8,6 +8,9 @@
 #include "core/rma.h"
 #include "core/shm.h"
 #include "core/team.h"
+#if PACOLL_UNDER_SMPI
+#include "core/sim_transfer.h"
+#endif
 
 #define PC_LINE 64
 
@@ -98,6 +101,31 @@ static int create_windows(pacoll_team_t *t)
     return PMPI_Barrier(t->comm);
 }
 
+#if PACOLL_UNDER_SMPI
+/* PACOLL_SIM_PUT=transfer: every team rank's simulated host, the ends of
+ * its zero-copy transfers (rma.c, "RDMA writes under SMPI").  The ranks
+ * share one address space, so a host handle is valid in every rank. */
+static int gather_sim_hosts(pacoll_team_t *t)
+{
+    pc_rma_t *r = &t->rma;
+    uint64_t me = (uint64_t)(uintptr_t)sg_host_self();
+    uint64_t *all = malloc((size_t)t->size * sizeof *all);
+    r->sim_host = malloc((size_t)t->size * sizeof *r->sim_host);
+    if (!all || !r->sim_host) {
+        free(all);
+        return MPI_ERR_NO_MEM;
+    }
+    int rc = PMPI_Allgather(&me, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, t->comm);
+    for (int i = 0; i < t->size; i++)
+        r->sim_host[i] = (void *)(uintptr_t)all[i];
+    free(all);
+    if (t->cfg.verbose && t->rank == 0)
+        pc_log("%d-rank team: zero-copy writes simulated as host-to-host transfers "
+               "(PACOLL_SIM_PUT=transfer)", t->size);
+    return rc;
+}
+#endif
+
 int pc_rma_create(pacoll_team_t *t)
 {
     pc_rma_t *r = &t->rma;
@@ -117,6 +145,8 @@ int pc_rma_create(pacoll_team_t *t)
     for (int i = 0; i < t->size * PC_SIM_KINDS; i++)
         r->sim_rq[i] = MPI_REQUEST_NULL;
     r->sim_probed_at = -1; /* no probe yet: the clock starts at 0 */
+    if (t->cfg.sim_put == PC_SIM_PUT_TRANSFER && (rc = gather_sim_hosts(t)) != MPI_SUCCESS)
+        return rc;
 #endif
     if (t->host_size > 1 && t->cfg.transport == PC_TRANSPORT_AUTO)
         rc = create_shm(t);
@@ -143,6 +173,12 @@ void pc_rma_free(pacoll_team_t *t)
     for (int i = 0; r->sim_rq && i < t->size * PC_SIM_KINDS; i++)
         if (r->sim_rq[i] != MPI_REQUEST_NULL)
             PMPI_Wait(&r->sim_rq[i], MPI_STATUS_IGNORE);
+#if PACOLL_UNDER_SMPI
+    /* Transfers a failed call left in flight hold a reference each. */
+    for (int i = 0; i < r->sim_nxfer; i++)
+        pc_sim_transfer_wait((sg_comm_t)r->sim_xfer[i]);
+    r->sim_nxfer = 0;
+#endif
     if (r->have_win) {
         PMPI_Win_unlock_all(r->dwin);
         PMPI_Win_unlock_all(r->win);
@@ -167,6 +203,11 @@ void pc_rma_free_local(pacoll_team_t *t)
     free(r->advpeers);
     free(r->sim_rq);
     free(r->sim_done);
+    free(r->sim_host);
+    free(r->sim_xfer);
+    free(r->sim_xfer_peer);
+    r->sim_host = NULL, r->sim_xfer = NULL, r->sim_xfer_peer = NULL;
+    r->sim_nxfer = r->sim_xfer_cap = 0;
     r->known_progress = NULL, r->zputs = NULL, r->pending = NULL;
     r->advbuf = NULL, r->advpeers = NULL, r->sim_rq = NULL, r->sim_done = NULL;
 }

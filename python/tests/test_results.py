@@ -334,3 +334,26 @@ def test_a_point_that_times_out_leaves_no_simulation_behind(tmp_path):
         time.sleep(0.1)
     else:
         raise AssertionError(f"pid {child} survived the timeout")
+
+
+def test_sweep_env_adds_to_defaults_and_peers_skip_channel_settings(tmp_path):
+    """A sweep's env adds to the experiment's; PACOLL_SIM_PUT (read by pacoll's
+    channel only) stays out of a peer's command, so its points are reused."""
+    run = load_sim_run()
+    platforms = run.load_platforms()
+    exp = copy.deepcopy(run.load_experiment("ci_small"))
+    exp["defaults"]["env"] = {"PACOLL_SIM_PUT": "transfer", "PACOLL_PORTS": "2"}
+    for sw in exp["sweeps"]:
+        sw["env"] = {"PACOLL_PORTS": "4", "PACOLL_SIM_TESTED": "1"}
+    pts, _ = run.expand(exp, platforms, None)
+    pac = [p for p in pts if p.runner == "pacoll"]
+    peers = [p for p in pts if p.runner != "pacoll"]
+    assert pac and peers
+    for p in pac:
+        assert p.env == {"PACOLL_SIM_PUT": "transfer", "PACOLL_PORTS": "4",
+                         "PACOLL_SIM_TESTED": "1"}, p.env
+        _, env = run.command(p, platforms, "pacoll-bench", str(tmp_path / "raw" / "p.json"))
+        assert env["PACOLL_SIM_PUT"] == "transfer"
+    for p in peers:
+        _, env = run.command(p, platforms, "pacoll-bench", str(tmp_path / "raw" / "p.json"))
+        assert "PACOLL_SIM_PUT" not in env and env["PACOLL_PORTS"] == "4"

@@ -298,7 +298,6 @@ void pc_config_read(pc_config_t *cfg)
      * (rdma-allgather §4.2's M_T; measured, see docs/RDMA_ALLGATHER.md).
      * The eager slot size caps it. */
     cfg->rd_threshold = 4096;
-    cfg->pap_threshold = PC_PAP_THRESHOLD_DEFAULT;
 
     read_forced(cfg);
     read_node_pattern(cfg);
@@ -319,6 +318,9 @@ void pc_config_read(pc_config_t *cfg)
     read_size(cfg, "PACOLL_SLOT_BUDGET", 4096, &cfg->slot_budget);
     read_size(cfg, "PACOLL_SHM_MAX", 4096, &cfg->shm_max);
     read_size(cfg, "PACOLL_RD_THRESHOLD", 0, &cfg->rd_threshold);
+    /* pap_*: their copy-based threshold follows PACOLL_EAGER unless set
+     * (config.h says why, above enum pc_order) */
+    cfg->pap_threshold = cfg->eager_bytes;
     read_size(cfg, "PACOLL_PAP_THRESHOLD", 0, &cfg->pap_threshold);
     int grace_us = -1;
     read_long(cfg, "PACOLL_PAP_GRACE_US", 0, 1L << 30, &grace_us);

@@ -12,14 +12,14 @@
 
 #include "core/internal.h"
 
-/* pap_*: blocks up to this go copy-based (docs/PAP.md "Scheme threshold").
+/* pap_*: blocks up to PACOLL_PAP_THRESHOLD go copy-based (docs/PAP.md
+ * "Scheme threshold"); unset, it is PACOLL_EAGER, Direct's own limit, so
+ * the PAP versions use Direct's scheme and are never slower without skew.
  * Under skew a larger threshold pays (an early sender's block waits in a
  * late receiver's slot, where zero-copy must wait for the receiver's
- * advertisement), but without skew it costs the receiver's copy-out: with
- * 16 KB pap_direct was 9% slower than direct at 8-16 KB blocks (SMPI,
- * 16 ranks), so the default is direct's own limit and the PAP versions are
- * never slower; skewed jobs raise it (PACOLL_PAP_THRESHOLD=16k). */
-#define PC_PAP_THRESHOLD_DEFAULT ((size_t)4 << 10)
+ * advertisement), but without skew it costs the receiver's copy-out where
+ * copies are slower than a zero-copy write: with 16 KB pap_direct was 9%
+ * slower than direct at 8-16 KB (SMPI, 16 ranks, 2 GB/s copies). */
 
 enum pc_order { PC_ORDER_NODE = 0, PC_ORDER_RANK = 1 };
 

@@ -7,9 +7,13 @@
  *     datatype (MPI_ERR_TYPE), an invalid root (MPI_ERR_ROOT), MPI_COMM_NULL
  *     (MPI_ERR_COMM), aliased buffers without MPI_IN_PLACE (MPI_ERR_BUFFER),
  *     mismatched type signatures where a rank can see it (MPI_ERR_TRUNCATE or
- *     MPI_ERR_ARG), an unknown algorithm name or one of another collective
- *     (MPI_ERR_ARG).  Errors a non-root rank cannot see are tested on
- *     MPI_COMM_SELF, so no rank ever waits for one that returned early.
+ *     MPI_ERR_ARG), a NULL buffer holding data (MPI_ERR_BUFFER), an
+ *     uncommitted datatype (MPI_ERR_TYPE), a freed communicator's handle
+ *     (MPI_ERR_COMM), an unknown algorithm name or one of another collective
+ *     (MPI_ERR_ARG).  Every rank makes the same error here (one rank's alone:
+ *     check_faults.c); errors only a root sees are tested on MPI_COMM_SELF.
+ *     "native" goes to the MPI library before any check of pacoll's: its
+ *     verdict must be the MPI library's own (the same call through PMPI).
  *  2. The error goes through the communicator's error handler.
  *  3. The registry: pacoll_algorithm_info in and out of range,
  *     pacoll_coll_name/pacoll_coll_from_name, pacoll_comm_set_algorithm with
@@ -170,28 +174,46 @@ static void bad_alltoall_like(int coll, MPI_Comm comm)
             break;
         }
     }
+    int (*pf)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm) =
+        coll == PACOLL_ALLTOALL ? PMPI_Alltoall : PMPI_Allgather;
     for (int a = 0; a < 3; a++) {
         const char *al = algos[a];
         if (a == 2 && !al) break;
         const char *an = al ? al : "auto";
-        expect(W("%s[%s] sendcount -1", cn, an), f(al, s, -1, MPI_INT, r, 1, MPI_INT, comm),
-               MPI_ERR_COUNT, -1);
-        expect(W("%s[%s] recvcount -1", cn, an), f(al, s, 1, MPI_INT, r, -1, MPI_INT, comm),
-               MPI_ERR_COUNT, -1);
-        expect(W("%s[%s] sendtype MPI_DATATYPE_NULL", cn, an),
-               f(al, s, 1, MPI_DATATYPE_NULL, r, 1, MPI_INT, comm), MPI_ERR_TYPE, -1);
-        expect(W("%s[%s] recvtype MPI_DATATYPE_NULL", cn, an),
-               f(al, s, 1, MPI_INT, r, 1, MPI_DATATYPE_NULL, comm), MPI_ERR_TYPE, -1);
+        /* "native" goes to the MPI library before any check of pacoll's: its
+         * verdict must be the MPI library's own (the same call through PMPI) */
+#define BAD(desc, sb, sc, st, rb, rn, rt, cm, want, want2)                                        \
+    do {                                                                                           \
+        int rc_ = f(al, sb, sc, st, rb, rn, rt, cm);                                               \
+        if (a == 1)                                                                                \
+            expect(W("%s[native] %s: the MPI library's verdict", cn, desc), rc_,                  \
+                   err_class(pf(sb, sc, st, rb, rn, rt, cm)), -1);                                 \
+        else                                                                                       \
+            expect(W("%s[%s] %s", cn, an, desc), rc_, want, want2);                               \
+    } while (0)
+        BAD("sendcount -1", s, -1, MPI_INT, r, 1, MPI_INT, comm, MPI_ERR_COUNT, -1);
+        BAD("recvcount -1", s, 1, MPI_INT, r, -1, MPI_INT, comm, MPI_ERR_COUNT, -1);
+        BAD("sendtype MPI_DATATYPE_NULL", s, 1, MPI_DATATYPE_NULL, r, 1, MPI_INT, comm,
+            MPI_ERR_TYPE, -1);
+        BAD("recvtype MPI_DATATYPE_NULL", s, 1, MPI_INT, r, 1, MPI_DATATYPE_NULL, comm,
+            MPI_ERR_TYPE, -1);
         expect(W("%s[%s] MPI_COMM_NULL", cn, an), f(al, s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_NULL),
                MPI_ERR_COMM, -1);
-        expect(W("%s[%s] sendbuf == recvbuf without MPI_IN_PLACE", cn, an),
-               f(al, r, 1, MPI_INT, r, 1, MPI_INT, comm), MPI_ERR_BUFFER, -1);
-        expect(W("%s[%s] 2 INT sent, 3 INT received", cn, an),
-               f(al, s, 2, MPI_INT, r, 3, MPI_INT, comm), MPI_ERR_TRUNCATE, MPI_ERR_ARG);
-        expect(W("%s[%s] 3 INT sent, 2 INT received", cn, an),
-               f(al, s, 3, MPI_INT, r, 2, MPI_INT, comm), MPI_ERR_TRUNCATE, MPI_ERR_ARG);
-        expect(W("%s[%s] 1 DOUBLE sent, 1 INT received", cn, an),
-               f(al, s, 1, MPI_DOUBLE, r, 1, MPI_INT, comm), MPI_ERR_TRUNCATE, MPI_ERR_ARG);
+        BAD("sendbuf == recvbuf without MPI_IN_PLACE", r, 1, MPI_INT, r, 1, MPI_INT, comm,
+            MPI_ERR_BUFFER, -1);
+        BAD("2 INT sent, 3 INT received", s, 2, MPI_INT, r, 3, MPI_INT, comm, MPI_ERR_TRUNCATE,
+            MPI_ERR_ARG);
+        BAD("3 INT sent, 2 INT received", s, 3, MPI_INT, r, 2, MPI_INT, comm, MPI_ERR_TRUNCATE,
+            MPI_ERR_ARG);
+        BAD("1 DOUBLE sent, 1 INT received", s, 1, MPI_DOUBLE, r, 1, MPI_INT, comm,
+            MPI_ERR_TRUNCATE, MPI_ERR_ARG);
+        if (a != 1) { /* (an MPI library may not check these: not run through PMPI) */
+            expect(W("%s[%s] sendbuf NULL, 1 INT per block", cn, an),
+                   f(al, NULL, 1, MPI_INT, r, 1, MPI_INT, comm), MPI_ERR_BUFFER, -1);
+            expect(W("%s[%s] recvbuf NULL, 1 INT per block", cn, an),
+                   f(al, s, 1, MPI_INT, NULL, 1, MPI_INT, comm), MPI_ERR_BUFFER, -1);
+        }
+#undef BAD
     }
     expect(W("%s with algorithm \"bogus\"", cn), f("bogus", s, 1, MPI_INT, r, 1, MPI_INT, comm),
            MPI_ERR_ARG, -1);
@@ -214,32 +236,38 @@ static void bad_gather(MPI_Comm comm)
     MPI_Comm_size(comm, &csize);
     for (int a = 0; a < 2; a++) {
         const char *al = algos[a], *an = al ? al : "auto";
-        expect(W("gather[%s] sendcount -1 everywhere", an),
-               pacoll_gather_alg(al, s, -1, MPI_INT, r, 1, MPI_INT, 0, comm), MPI_ERR_COUNT, -1);
-        expect(W("gather[%s] sendtype MPI_DATATYPE_NULL everywhere", an),
-               pacoll_gather_alg(al, s, 1, MPI_DATATYPE_NULL, r, 1, MPI_INT, 0, comm), MPI_ERR_TYPE,
-               -1);
-        expect(W("gather[%s] root -1", an), pacoll_gather_alg(al, s, 1, MPI_INT, r, 1, MPI_INT, -1, comm),
-               MPI_ERR_ROOT, -1);
-        expect(W("gather[%s] root = size", an),
-               pacoll_gather_alg(al, s, 1, MPI_INT, r, 1, MPI_INT, csize, comm), MPI_ERR_ROOT, -1);
-        expect(W("gather[%s] root = size+7", an),
-               pacoll_gather_alg(al, s, 1, MPI_INT, r, 1, MPI_INT, csize + 7, comm), MPI_ERR_ROOT, -1);
+        /* native: the MPI library's verdict (see bad_alltoall_like) */
+#define BAD(desc, sb, sc, st, rb, rn, rt, root, cm, want, want2)                                  \
+    do {                                                                                           \
+        int rc_ = pacoll_gather_alg(al, sb, sc, st, rb, rn, rt, root, cm);                         \
+        if (a == 1)                                                                                \
+            expect(W("gather[native] %s: the MPI library's verdict", desc), rc_,                  \
+                   err_class(PMPI_Gather(sb, sc, st, rb, rn, rt, root, cm)), -1);                  \
+        else                                                                                       \
+            expect(W("gather[%s] %s", an, desc), rc_, want, want2);                               \
+    } while (0)
+        BAD("sendcount -1 everywhere", s, -1, MPI_INT, r, 1, MPI_INT, 0, comm, MPI_ERR_COUNT, -1);
+        BAD("sendtype MPI_DATATYPE_NULL everywhere", s, 1, MPI_DATATYPE_NULL, r, 1, MPI_INT, 0,
+            comm, MPI_ERR_TYPE, -1);
+        BAD("root -1", s, 1, MPI_INT, r, 1, MPI_INT, -1, comm, MPI_ERR_ROOT, -1);
+        BAD("root = size", s, 1, MPI_INT, r, 1, MPI_INT, csize, comm, MPI_ERR_ROOT, -1);
+        BAD("root = size+7", s, 1, MPI_INT, r, 1, MPI_INT, csize + 7, comm, MPI_ERR_ROOT, -1);
         expect(W("gather[%s] MPI_COMM_NULL", an),
                pacoll_gather_alg(al, s, 1, MPI_INT, r, 1, MPI_INT, 0, MPI_COMM_NULL), MPI_ERR_COMM, -1);
         /* the root's own arguments: on MPI_COMM_SELF, where every rank is the root */
-        expect(W("gather[%s] on MPI_COMM_SELF: sendbuf == recvbuf at the root", an),
-               pacoll_gather_alg(al, r, 1, MPI_INT, r, 1, MPI_INT, 0, MPI_COMM_SELF), MPI_ERR_BUFFER,
-               -1);
-        expect(W("gather[%s] on MPI_COMM_SELF: recvcount -1 at the root", an),
-               pacoll_gather_alg(al, s, 1, MPI_INT, r, -1, MPI_INT, 0, MPI_COMM_SELF), MPI_ERR_COUNT,
-               -1);
-        expect(W("gather[%s] on MPI_COMM_SELF: recvtype MPI_DATATYPE_NULL at the root", an),
-               pacoll_gather_alg(al, s, 1, MPI_INT, r, 1, MPI_DATATYPE_NULL, 0, MPI_COMM_SELF),
-               MPI_ERR_TYPE, -1);
-        expect(W("gather[%s] on MPI_COMM_SELF: 3 INT sent, 2 INT received", an),
-               pacoll_gather_alg(al, s, 3, MPI_INT, r, 2, MPI_INT, 0, MPI_COMM_SELF),
-               MPI_ERR_TRUNCATE, MPI_ERR_ARG);
+        BAD("on MPI_COMM_SELF: sendbuf == recvbuf at the root", r, 1, MPI_INT, r, 1, MPI_INT, 0,
+            MPI_COMM_SELF, MPI_ERR_BUFFER, -1);
+        BAD("on MPI_COMM_SELF: recvcount -1 at the root", s, 1, MPI_INT, r, -1, MPI_INT, 0,
+            MPI_COMM_SELF, MPI_ERR_COUNT, -1);
+        BAD("on MPI_COMM_SELF: recvtype MPI_DATATYPE_NULL at the root", s, 1, MPI_INT, r, 1,
+            MPI_DATATYPE_NULL, 0, MPI_COMM_SELF, MPI_ERR_TYPE, -1);
+        BAD("on MPI_COMM_SELF: 3 INT sent, 2 INT received", s, 3, MPI_INT, r, 2, MPI_INT, 0,
+            MPI_COMM_SELF, MPI_ERR_TRUNCATE, MPI_ERR_ARG);
+        if (a != 1)
+            expect(W("gather[%s] on MPI_COMM_SELF: recvbuf NULL at the root", an),
+                   pacoll_gather_alg(al, s, 1, MPI_INT, NULL, 1, MPI_INT, 0, MPI_COMM_SELF),
+                   MPI_ERR_BUFFER, -1);
+#undef BAD
     }
     expect("gather with algorithm \"bogus\"",
            pacoll_gather_alg("bogus", s, 1, MPI_INT, r, 1, MPI_INT, 0, comm), MPI_ERR_ARG, -1);
@@ -269,35 +297,41 @@ static void bad_alltoallv(MPI_Comm comm)
     const char *algos[2] = {NULL, "native"};
     for (int a = 0; a < 2; a++) {
         const char *al = algos[a], *an = al ? al : "auto";
+        /* native: the MPI library's verdict (see bad_alltoall_like) */
+#define BAD(desc, sb, scn, sdp, st, rb, rcn, rdp, rt, cm, want, want2)                            \
+    do {                                                                                           \
+        int rc_ = pacoll_alltoallv_alg(al, sb, scn, sdp, st, rb, rcn, rdp, rt, cm);                \
+        if (a == 1)                                                                                \
+            expect(W("alltoallv[native] %s: the MPI library's verdict", desc), rc_,               \
+                   err_class(PMPI_Alltoallv(sb, scn, sdp, st, rb, rcn, rdp, rt, cm)), -1);         \
+        else                                                                                       \
+            expect(W("alltoallv[%s] %s", an, desc), rc_, want, want2);                            \
+    } while (0)
         RESET();
         sc[P - 1] = -1;
-        expect(W("alltoallv[%s] sendcounts[last] -1", an),
-               pacoll_alltoallv_alg(al, s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, comm), MPI_ERR_COUNT,
-               -1);
+        BAD("sendcounts[last] -1", s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, comm, MPI_ERR_COUNT, -1);
         RESET();
         rc[0] = -1;
-        expect(W("alltoallv[%s] recvcounts[0] -1", an),
-               pacoll_alltoallv_alg(al, s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, comm), MPI_ERR_COUNT,
-               -1);
+        BAD("recvcounts[0] -1", s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, comm, MPI_ERR_COUNT, -1);
         RESET();
-        expect(W("alltoallv[%s] sendtype MPI_DATATYPE_NULL", an),
-               pacoll_alltoallv_alg(al, s, sc, sd, MPI_DATATYPE_NULL, r, rc, rd, MPI_INT, comm),
-               MPI_ERR_TYPE, -1);
-        expect(W("alltoallv[%s] recvtype MPI_DATATYPE_NULL", an),
-               pacoll_alltoallv_alg(al, s, sc, sd, MPI_INT, r, rc, rd, MPI_DATATYPE_NULL, comm),
-               MPI_ERR_TYPE, -1);
+        BAD("sendtype MPI_DATATYPE_NULL", s, sc, sd, MPI_DATATYPE_NULL, r, rc, rd, MPI_INT, comm,
+            MPI_ERR_TYPE, -1);
+        BAD("recvtype MPI_DATATYPE_NULL", s, sc, sd, MPI_INT, r, rc, rd, MPI_DATATYPE_NULL, comm,
+            MPI_ERR_TYPE, -1);
         expect(W("alltoallv[%s] MPI_COMM_NULL", an),
                pacoll_alltoallv_alg(al, s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, MPI_COMM_NULL),
                MPI_ERR_COMM, -1);
-        expect(W("alltoallv[%s] sendbuf == recvbuf without MPI_IN_PLACE", an),
-               pacoll_alltoallv_alg(al, r, sc, sd, MPI_INT, r, rc, rd, MPI_INT, comm), MPI_ERR_BUFFER,
-               -1);
+        BAD("sendbuf == recvbuf without MPI_IN_PLACE", r, sc, sd, MPI_INT, r, rc, rd, MPI_INT, comm,
+            MPI_ERR_BUFFER, -1);
         /* a rank's block to itself: its own mismatch is visible; on SELF */
         int one_s = 3, one_r = 2, zero = 0;
-        expect(W("alltoallv[%s] on MPI_COMM_SELF: 3 INT sent, 2 INT received", an),
-               pacoll_alltoallv_alg(al, s, &one_s, &zero, MPI_INT, r, &one_r, &zero, MPI_INT,
-                                    MPI_COMM_SELF),
-               MPI_ERR_TRUNCATE, MPI_ERR_ARG);
+        BAD("on MPI_COMM_SELF: 3 INT sent, 2 INT received", s, &one_s, &zero, MPI_INT, r, &one_r,
+            &zero, MPI_INT, MPI_COMM_SELF, MPI_ERR_TRUNCATE, MPI_ERR_ARG);
+        if (a != 1)
+            expect(W("alltoallv[%s] recvbuf NULL with counts", an),
+                   pacoll_alltoallv_alg(al, s, sc, sd, MPI_INT, NULL, rc, rd, MPI_INT, comm),
+                   MPI_ERR_BUFFER, -1);
+#undef BAD
     }
     RESET();
     expect("alltoallv with algorithm \"bogus\"",
@@ -316,6 +350,45 @@ static void bad_alltoallv(MPI_Comm comm)
     free(rc);
     free(sd);
     free(rd);
+}
+
+/* An uncommitted datatype (every rank) and a freed communicator's handle. */
+static void bad_types_and_comms(MPI_Comm comm)
+{
+    char w[256];
+    int *s = calloc((size_t)size * 16, sizeof(int)), *r = calloc((size_t)size * 16, sizeof(int));
+    MPI_Datatype pair, every2;
+    MPI_Type_contiguous(2, MPI_INT, &pair);   /* never committed */
+    MPI_Type_vector(2, 1, 2, MPI_INT, &every2); /* never committed */
+    MPI_Datatype bad[2] = {pair, every2};
+    const char *bn[2] = {"contiguous(2,INT)", "vector(2,1,2,INT)"};
+    const char *algos[3] = {NULL, "direct", "native"};
+    for (int b = 0; b < 2; b++)
+        for (int a = 0; a < 3; a++) {
+            const char *al = algos[a], *an = al ? al : "auto";
+            int rc = pacoll_alltoall_alg(al, s, 1, bad[b], r, 2, MPI_INT, comm);
+            if (a == 2) {
+                snprintf(w, sizeof w, "alltoall[native] uncommitted %s sent: the MPI library's verdict", bn[b]);
+                expect(w, rc, err_class(PMPI_Alltoall(s, 1, bad[b], r, 2, MPI_INT, comm)), -1);
+            } else {
+                snprintf(w, sizeof w, "alltoall[%s] uncommitted %s sent", an, bn[b]);
+                expect(w, rc, MPI_ERR_TYPE, -1);
+                rc = pacoll_allgather_alg(al, s, 2, MPI_INT, r, 1, bad[b], comm);
+                snprintf(w, sizeof w, "allgather[%s] uncommitted %s received", an, bn[b]);
+                expect(w, rc, MPI_ERR_TYPE, -1);
+            }
+        }
+    MPI_Type_free(&pair);
+    MPI_Type_free(&every2);
+    MPI_Comm gone;
+    MPI_Comm_dup(comm, &gone);
+    MPI_Comm_free(&gone); /* the handle is MPI_COMM_NULL now */
+    expect("alltoall on a freed communicator's handle",
+           pacoll_alltoall(s, 1, MPI_INT, r, 1, MPI_INT, gone), MPI_ERR_COMM, -1);
+    expect("gather on a freed communicator's handle",
+           pacoll_gather(s, 1, MPI_INT, r, 1, MPI_INT, 0, gone), MPI_ERR_COMM, -1);
+    free(s);
+    free(r);
 }
 
 /* ------------------------------------------------- the error handler path */
@@ -626,6 +699,7 @@ int main(int argc, char **argv)
         bad_alltoall_like(PACOLL_ALLGATHER, c);
         bad_gather(c);
         bad_alltoallv(c);
+        bad_types_and_comms(c);
         all_valid(c, pass ? "after the errors (fresh communicator)" : "after the errors");
         if (pass == 1) MPI_Comm_free(&c);
     }

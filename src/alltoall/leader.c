@@ -89,6 +89,7 @@ static int leaders_exchange(pacoll_team_t *t, const pc_args_t *a, const char *se
     pacoll_team_t *sub = pc_team_get(t->leader_comm, &rc);
     if (!sub)
         return rc;
+    sub->parent = t;
     if (sub->rank != t->node || sub->size != t->nnodes) {
         pc_log("alltoall leader: leader of node %d has rank %d of %d", t->node, sub->rank, sub->size);
         return MPI_ERR_INTERN;

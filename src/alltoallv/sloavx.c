@@ -188,6 +188,7 @@ static int leaders_exchange(pacoll_team_t *t, const layout_t *x, char *area)
     pacoll_team_t *lt = pc_team_get(t->leader_comm, &err);
     if (!lt)
         return err;
+    lt->parent = t;
     if (lt->size != t->nnodes || lt->rank != t->node) {
         pc_log("alltoallv sloavx: leader team rank %d of %d, expected node %d of %d", lt->rank,
                lt->size, t->node, t->nnodes);

@@ -39,34 +39,50 @@ static void say_once(pacoll_team_t *t, const char *fmt, const char *coll, const 
         pc_log("%s", msg);
 }
 
-static int unknown_algo(const pc_mpi_call_t *c, const char *name)
+/* The communicator's collective state is lost (verdict.h): this call and
+ * every later one fail; said once even under MPI_ERRORS_RETURN. */
+static int lost(const pc_mpi_call_t *c, pacoll_team_t *t)
+{
+    pc_verdict_t *v = &t->verdict;
+    return pc_raise(c->comm, MPI_ERR_OTHER, !v->lost_told++,
+                    "%s: pacoll's collective state of this communicator is lost: %s; this and "
+                    "later pacoll collectives on it fail (docs/CHECKS.md)",
+                    pacoll_coll_name(c->coll), v->why);
+}
+
+/* This rank rejects the call: the others are told (verdict.h), then the
+ * error is raised. */
+static int reject(const pc_mpi_call_t *c, pacoll_team_t *t, const pc_check_t *ck)
+{
+    pc_verdict_reject(t, ck->code);
+    return pc_raise(c->comm, ck->code, ck->always, "%s", ck->msg);
+}
+
+static int unknown_algo(const pc_mpi_call_t *c, const char *name, pc_check_t *ck)
 {
     char names[PC_MSG_LEN / 2];
     pc_registry_names(c->coll, names, sizeof names);
-    return pc_raise(c->comm, MPI_ERR_ARG, 1, "'%s' is not an algorithm for %s; valid: %s", name,
-                    pacoll_coll_name(c->coll), names);
+    ck->code = MPI_ERR_ARG;
+    ck->always = 1;
+    snprintf(ck->msg, sizeof ck->msg, "'%s' is not an algorithm for %s; valid: %s", name,
+             pacoll_coll_name(c->coll), names);
+    return ck->code;
 }
 
-/* The registry index to run, by precedence: call site, communicator,
- * environment, rules, cost model (see select.h). */
-static int choose(const pc_mpi_call_t *c, pacoll_team_t *t, const char *site, int *idx)
+/* The algorithm asked for by name, by precedence: call site, communicator,
+ * environment (see select.h); -1 when none is. */
+static int forced(const pc_mpi_call_t *c, pacoll_team_t *t, const char *site, int *idx,
+                  pc_check_t *ck)
 {
+    *idx = -1;
     if (site && *site && strcmp(site, "auto") != 0) {
         *idx = pc_registry_find(c->coll, site);
-        return *idx < 0 ? unknown_algo(c, site) : MPI_SUCCESS;
+        return *idx < 0 ? unknown_algo(c, site, ck) : MPI_SUCCESS;
     }
     if (t->comm_choice[c->coll] >= 0)
         *idx = t->comm_choice[c->coll];
     else if (t->cfg.forced[c->coll] >= 0)
         *idx = t->cfg.forced[c->coll];
-    else
-        *idx = pc_select(t, c->coll, c->coll == PACOLL_ALLTOALLV ? 0 : pc_block_bytes(c, t->rank));
-    const pacoll_algo_t *a = pc_registry_get(*idx);
-    const char *why;
-    if (a->run && !pc_algo_can_run(t, a, &why)) {
-        say_once(t, "%s: handed to the MPI library: %s", pacoll_coll_name(c->coll), why);
-        *idx = pc_registry_native(c->coll);
-    }
     return MPI_SUCCESS;
 }
 
@@ -77,19 +93,23 @@ static void count(pacoll_team_t *t, const pc_mpi_call_t *c, int idx, size_t byte
     t->last_algo[c->coll] = idx;
 }
 
+/* Bytes a native call moves, for PACOLL_STATS; its arguments are the MPI
+ * library's to check, so nothing here may trust them. */
 static size_t native_bytes(const pc_mpi_call_t *c, int size)
 {
     if (c->coll != PACOLL_ALLTOALLV) {
         size_t m = pc_block_bytes(c, c->coll == PACOLL_GATHER ? c->root : 0);
         return c->coll == PACOLL_GATHER ? m : m * (size_t)size;
     }
-    size_t total = 0;
     const int *counts = c->sendbuf == MPI_IN_PLACE ? c->recvcounts : c->sendcounts;
     MPI_Datatype dt = c->sendbuf == MPI_IN_PLACE ? c->recvtype : c->sendtype;
     int s = 0;
+    if (!counts || dt == MPI_DATATYPE_NULL)
+        return 0;
     PMPI_Type_size(dt, &s);
+    size_t total = 0;
     for (int p = 0; p < size; p++)
-        total += (size_t)counts[p] * (size_t)s;
+        total += counts[p] > 0 ? (size_t)counts[p] * (size_t)s : 0;
     return total;
 }
 
@@ -98,48 +118,91 @@ static int run_algo(const pc_mpi_call_t *c, pacoll_team_t *t, int idx)
     const pacoll_algo_t *a = pc_registry_get(idx);
     pc_norm_t n;
     int rc = pc_normalize(c, t, &n);
+    if (rc != MPI_SUCCESS) { /* nothing sent yet: a rejection */
+        pc_norm_finish(c, t, &n, 0);
+        pc_check_t ck = {.code = rc};
+        snprintf(ck.msg, sizeof ck.msg, "%s %s: could not lay out the buffers (MPI error %d)",
+                 pacoll_coll_name(c->coll), a->name, rc);
+        return reject(c, t, &ck);
+    }
     int skip = c->coll != PACOLL_ALLTOALLV && n.args.m == 0; /* nothing moves, on every rank */
     /* the channel's counters before, to charge this call's share to a */
     uint64_t adv0 = t->rma.adv_sent, att0 = t->rma.rc.misses, reg0 = t->rma.rc.hits + att0;
-    if (rc == MPI_SUCCESS && !skip)
-        rc = a->run(t, &n.args);
+    if (!skip) {
+        rc = pc_verdict_run(t);
+        if (rc == MPI_SUCCESS)
+            rc = a->run(t, &n.args);
+        pc_verdict_ran(&t->verdict);
+    }
     t->stats[idx].adverts += t->rma.adv_sent - adv0;
     t->stats[idx].attaches += t->rma.rc.misses - att0;
     t->stats[idx].registers += t->rma.rc.hits + t->rma.rc.misses - reg0;
     int rc2 = pc_norm_finish(c, t, &n, rc == MPI_SUCCESS);
-    if (rc == MPI_SUCCESS)
-        rc = rc2;
     count(t, c, idx, n.sent);
-    if (rc != MPI_SUCCESS)
-        return pc_raise(c->comm, rc, 0, "%s %s failed (MPI error %d)", pacoll_coll_name(c->coll),
-                        a->name, rc);
+    if (rc != MPI_SUCCESS) { /* given up half-way: the ranks' channels disagree now */
+        char why[96];
+        snprintf(why, sizeof why, "%s %s returned MPI error %d", pacoll_coll_name(c->coll),
+                 a->name, rc);
+        pc_verdict_lose(t, why);
+        return lost(c, t);
+    }
+    if (rc2 != MPI_SUCCESS)
+        return pc_raise(c->comm, rc2, 0, "%s %s: could not unpack the result (MPI error %d)",
+                        pacoll_coll_name(c->coll), a->name, rc2);
     return MPI_SUCCESS;
+}
+
+/* What pacoll does not run goes to the MPI library, before any check of
+ * pacoll's: the MPI library checks it and gives its own verdict. */
+static int hand_over(const pc_mpi_call_t *c, pacoll_team_t *t, const char *why)
+{
+    say_once(t, "%s: handed to the MPI library: %s", pacoll_coll_name(c->coll), why);
+    return run_native(c);
 }
 
 static int dispatch(const pc_mpi_call_t *c, const char *site)
 {
-    int rc = pc_check_call(c), inter = 0;
-    if (rc != MPI_SUCCESS)
-        return rc;
+    int rc, inter = 0, level = MPI_THREAD_SINGLE;
+    if (c->comm == MPI_COMM_NULL)
+        return pc_raise(MPI_COMM_NULL, MPI_ERR_COMM, 0, "%s: the communicator is MPI_COMM_NULL",
+                        pacoll_coll_name(c->coll));
     PMPI_Comm_test_inter(c->comm, &inter);
-    if (inter) {
-        say_once(NULL, "%s: handed to the MPI library: %s", pacoll_coll_name(c->coll),
-                 "intercommunicators are not handled by pacoll");
-        return run_native(c);
-    }
+    if (inter)
+        return hand_over(c, NULL, "intercommunicators are not handled by pacoll");
+    PMPI_Query_thread(&level);
+    if (level == MPI_THREAD_MULTIPLE)
+        return hand_over(c, NULL, "pacoll runs collectives up to MPI_THREAD_SERIALIZED");
+    /* The team's set-up is collective and depends on no argument, so a
+     * rank whose arguments fail a check below has set it up with the
+     * others before it rejects the call. */
     pacoll_team_t *t = pc_team_get(c->comm, &rc);
     if (!t)
         return pc_raise(c->comm, rc, 1, "%s: pacoll could not set up the communicator",
                         pacoll_coll_name(c->coll));
     if (t->cfg.error) /* a bad setting: said loudly once per communicator */
         return pc_raise(c->comm, t->cfg.error, !t->cfg.error_told++, "%s", t->cfg.error_msg);
+    if (pc_verdict_begin(t) != MPI_SUCCESS)
+        return lost(c, t);
+    pc_check_t ck = {.probe_comm = t->comm};
     int idx;
-    if ((rc = choose(c, t, site, &idx)) != MPI_SUCCESS)
-        return rc;
-    if (pc_registry_get(idx)->run)
-        return run_algo(c, t, idx);
-    count(t, c, idx, native_bytes(c, t->size));
-    return run_native(c);
+    if (forced(c, t, site, &idx, &ck) != MPI_SUCCESS)
+        return reject(c, t, &ck);
+    if (idx < 0) /* the rules or the cost model */
+        idx = pc_select(t, c->coll,
+                        c->coll == PACOLL_ALLTOALLV ? 0 : pc_block_bytes(c, t->rank));
+    const pacoll_algo_t *a = pc_registry_get(idx);
+    const char *why;
+    if (a->run && !pc_algo_can_run(t, a, &why)) {
+        say_once(t, "%s: handed to the MPI library: %s", pacoll_coll_name(c->coll), why);
+        idx = pc_registry_native(c->coll), a = pc_registry_get(idx);
+    }
+    if (!a->run) {
+        count(t, c, idx, native_bytes(c, t->size));
+        return run_native(c);
+    }
+    if (pc_check_call(c, t->size, t->rank, &ck) != MPI_SUCCESS)
+        return reject(c, t, &ck);
+    return run_algo(c, t, idx);
 }
 
 /* PACOLL_PROFILE: the arrival is stamped before the dispatch and the exit
@@ -180,8 +243,9 @@ int pc_api_alltoall(const void *ra, const char *algo, const void *sendbuf, int s
                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                     MPI_Comm comm)
 {
-    pc_mpi_call_t c = {PACOLL_ALLTOALL, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
-                       recvcount, NULL, NULL, recvtype, 0, comm};
+    pc_mpi_call_t c = {.coll = PACOLL_ALLTOALL, .sendbuf = sendbuf, .sendcount = sendcount,
+                       .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount,
+                       .recvtype = recvtype, .comm = comm};
     return profiled_dispatch(&c, algo, ra);
 }
 
@@ -190,8 +254,10 @@ int pc_api_alltoallv(const void *ra, const char *algo, const void *sendbuf,
                      void *recvbuf, const int recvcounts[], const int rdispls[],
                      MPI_Datatype recvtype, MPI_Comm comm)
 {
-    pc_mpi_call_t c = {PACOLL_ALLTOALLV, sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0,
-                       recvcounts, rdispls, recvtype, 0, comm};
+    pc_mpi_call_t c = {.coll = PACOLL_ALLTOALLV, .sendbuf = sendbuf, .sendcounts = sendcounts,
+                       .sdispls = sdispls, .sendtype = sendtype, .recvbuf = recvbuf,
+                       .recvcounts = recvcounts, .rdispls = rdispls, .recvtype = recvtype,
+                       .comm = comm};
     return profiled_dispatch(&c, algo, ra);
 }
 
@@ -199,8 +265,9 @@ int pc_api_allgather(const void *ra, const char *algo, const void *sendbuf, int 
                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                      MPI_Comm comm)
 {
-    pc_mpi_call_t c = {PACOLL_ALLGATHER, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
-                       recvcount, NULL, NULL, recvtype, 0, comm};
+    pc_mpi_call_t c = {.coll = PACOLL_ALLGATHER, .sendbuf = sendbuf, .sendcount = sendcount,
+                       .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount,
+                       .recvtype = recvtype, .comm = comm};
     return profiled_dispatch(&c, algo, ra);
 }
 
@@ -208,8 +275,9 @@ int pc_api_gather(const void *ra, const char *algo, const void *sendbuf, int sen
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm)
 {
-    pc_mpi_call_t c = {PACOLL_GATHER, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
-                       recvcount, NULL, NULL, recvtype, root, comm};
+    pc_mpi_call_t c = {.coll = PACOLL_GATHER, .sendbuf = sendbuf, .sendcount = sendcount,
+                       .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount,
+                       .recvtype = recvtype, .root = root, .comm = comm};
     return profiled_dispatch(&c, algo, ra);
 }
 
@@ -291,9 +359,9 @@ PC_EXPORT int pacoll_comm_set_algorithm(MPI_Comm comm, pacoll_coll_t coll, const
     if (algo && *algo && strcmp(algo, "auto") != 0) {
         idx = pc_registry_find(coll, algo);
         if (idx < 0) {
-            pc_mpi_call_t c = {coll, NULL, 0, NULL, NULL, MPI_DATATYPE_NULL, NULL, 0, NULL, NULL,
-                               MPI_DATATYPE_NULL, 0, comm};
-            return unknown_algo(&c, algo);
+            pc_mpi_call_t c = {.coll = coll, .comm = comm};
+            pc_check_t ck;
+            return pc_raise(comm, unknown_algo(&c, algo, &ck), 1, "%s", ck.msg);
         }
     }
     int rc, inter = 0;

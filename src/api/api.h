@@ -37,8 +37,18 @@ typedef struct pc_norm {
 int pc_raise(MPI_Comm comm, int code, int always, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Checks the call; MPI_SUCCESS or the raised error. */
-int pc_check_call(const pc_mpi_call_t *call);
+/* A check's verdict: the error class (MPI_SUCCESS when the call is
+ * legal) and what is wrong; probe_comm is a communicator whose error
+ * handler returns, for the checks the MPI library makes for pacoll. */
+typedef struct pc_check {
+    int code;
+    int always; /* say it even under MPI_ERRORS_RETURN */
+    MPI_Comm probe_comm;
+    char msg[PC_MSG_LEN];
+} pc_check_t;
+
+/* Checks a call on an intracommunicator of size ranks; nothing raised. */
+int pc_check_call(const pc_mpi_call_t *call, int size, int rank, pc_check_t *ck);
 
 /* Bytes per block (alltoall, allgather, gather) as every rank sees it. */
 size_t pc_block_bytes(const pc_mpi_call_t *call, int rank);

@@ -1,8 +1,10 @@
 /*
- * Argument checks.  Bad input gets MPI's error class and a message through
- * the communicator's error handler, never a crash or a hang: MPI libraries
- * check little in their fast paths, but a library that writes straight into
- * remote memory must not trust counts it has not checked.
+ * Argument checks of the calls pacoll runs itself (intracommunicators;
+ * what goes to the MPI library is checked by the MPI library).  Each
+ * check rejects only what the MPI standard makes erroneous, with the
+ * error class the standard or the MPI library gives it: docs/CHECKS.md
+ * lists them with their rules.  A library that writes straight into remote
+ * memory must not trust counts it has not checked.
  */
 #include <stdarg.h>
 
@@ -36,33 +38,88 @@ int pc_raise(MPI_Comm comm, int code, int always, const char *fmt, ...)
     return code;
 }
 
-static int check_type(const pc_mpi_call_t *c, MPI_Datatype dt, const char *which)
+/* A check's verdict: MPI's error class and what was wrong. */
+static int fail(pc_check_t *ck, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(pc_check_t *ck, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ck->msg, sizeof ck->msg, fmt, ap);
+    va_end(ap);
+    return ck->code = code;
+}
+
+static const char *coll_name(const pc_mpi_call_t *c) { return pacoll_coll_name(c->coll); }
+
+/* A datatype must be a real one and committed before it is used in
+ * communication (MPI_ERR_TYPE).  MPI has no query
+ * for "committed"; a pack of zero elements is checked by the MPI library
+ * for it (Open MPI and MPICH check it in MPI_Pack), on the team's private
+ * communicator, whose error handler returns.  Predefined types are
+ * committed, so only derived ones are probed. */
+static int check_type(const pc_mpi_call_t *c, pc_check_t *ck, MPI_Datatype dt, const char *which)
 {
     if (dt == MPI_DATATYPE_NULL)
-        return pc_raise(c->comm, MPI_ERR_TYPE, 0, "%s: %s is MPI_DATATYPE_NULL",
-                        pacoll_coll_name(c->coll), which);
+        return fail(ck, MPI_ERR_TYPE, "%s: %s is MPI_DATATYPE_NULL", coll_name(c), which);
+    if (PACOLL_UNDER_SMPI || ck->probe_comm == MPI_COMM_NULL)
+        return MPI_SUCCESS;
+    int ni, na, nd, combiner;
+    if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
+        return fail(ck, MPI_ERR_TYPE, "%s: %s is not a datatype", coll_name(c), which);
+    if (combiner == MPI_COMBINER_NAMED)
+        return MPI_SUCCESS;
+    char out[1];
+    int pos = 0;
+    if (PMPI_Pack(out, 0, dt, out, 0, &pos, ck->probe_comm) != MPI_SUCCESS)
+        return fail(ck, MPI_ERR_TYPE, "%s: %s is not committed (MPI_Type_commit)", coll_name(c),
+                    which);
     return MPI_SUCCESS;
 }
 
-static int check_count(const pc_mpi_call_t *c, int count, const char *which)
+static int check_count(const pc_mpi_call_t *c, pc_check_t *ck, int count, const char *which)
 {
     if (count < 0)
-        return pc_raise(c->comm, MPI_ERR_COUNT, 0, "%s: %s is negative (%d)",
-                        pacoll_coll_name(c->coll), which, count);
+        return fail(ck, MPI_ERR_COUNT, "%s: %s is negative (%d)", coll_name(c), which, count);
     return MPI_SUCCESS;
 }
 
-static int check_counts(const pc_mpi_call_t *c, const int *counts, const int *displs, int size,
-                        const char *which)
+/* A NULL buffer holding data is only legal as MPI_BOTTOM with a datatype
+ * of absolute addresses; with a type whose data starts
+ * at its origin it would touch address 0 (MPI_ERR_BUFFER, the class the
+ * MPI libraries' own checks give). */
+static int check_buffer(const pc_mpi_call_t *c, pc_check_t *ck, const void *buf, size_t count,
+                        MPI_Datatype dt, const char *which)
+{
+    if (buf != NULL || count == 0)
+        return MPI_SUCCESS;
+    int size = 0;
+    MPI_Aint tlb = 0, text = 0;
+    PMPI_Type_size(dt, &size);
+    PMPI_Type_get_true_extent(dt, &tlb, &text);
+    if (size > 0 && tlb == 0)
+        return fail(ck, MPI_ERR_BUFFER, "%s: %s is NULL but holds %zu elements", coll_name(c),
+                    which, count);
+    return MPI_SUCCESS;
+}
+
+static int check_counts(const pc_mpi_call_t *c, pc_check_t *ck, const int *counts,
+                        const int *displs, int size, const char *which)
 {
     if (!counts || !displs)
-        return pc_raise(c->comm, MPI_ERR_ARG, 0, "%s: %s or its displacements are NULL",
-                        pacoll_coll_name(c->coll), which);
+        return fail(ck, MPI_ERR_ARG, "%s: %s or its displacements are NULL", coll_name(c), which);
     for (int p = 0; p < size; p++)
         if (counts[p] < 0)
-            return pc_raise(c->comm, MPI_ERR_COUNT, 0, "%s: %s[%d] is negative (%d)",
-                            pacoll_coll_name(c->coll), which, p, counts[p]);
+            return fail(ck, MPI_ERR_COUNT, "%s: %s[%d] is negative (%d)", coll_name(c), which, p,
+                        counts[p]);
     return MPI_SUCCESS;
+}
+
+static size_t sum_counts(const int *counts, int size)
+{
+    size_t n = 0;
+    for (int p = 0; p < size; p++)
+        n += (size_t)counts[p];
+    return n;
 }
 
 static size_t type_size(MPI_Datatype dt)
@@ -72,9 +129,10 @@ static size_t type_size(MPI_Datatype dt)
     return (size_t)s;
 }
 
-/* The bytes this rank sends and receives per block must agree (MPI's rule
- * of matching type signatures, the part of it one rank can check). */
-static int check_signature(const pc_mpi_call_t *c, int rank)
+/* Sender and receiver must use matching type signatures; the part one rank can see is its own block to itself (the
+ * root's, for gather).  A mismatch would truncate: MPI_ERR_TRUNCATE, as
+ * the MPI library reports it at the receiver. */
+static int check_signature(const pc_mpi_call_t *c, pc_check_t *ck, int rank)
 {
     int is_root = c->coll != PACOLL_GATHER || rank == c->root;
     if (c->sendbuf == MPI_IN_PLACE || !is_root)
@@ -82,32 +140,38 @@ static int check_signature(const pc_mpi_call_t *c, int rank)
     size_t s = (size_t)c->sendcount * type_size(c->sendtype);
     size_t r = (size_t)c->recvcount * type_size(c->recvtype);
     if (s != r)
-        return pc_raise(c->comm, MPI_ERR_TRUNCATE, 0,
-                        "%s: send and receive type signatures differ (%zu bytes sent per block, %zu "
-                        "received)",
-                        pacoll_coll_name(c->coll), s, r);
+        return fail(ck, MPI_ERR_TRUNCATE,
+                    "%s: send and receive type signatures differ (%zu bytes sent per block, %zu "
+                    "received)",
+                    coll_name(c), s, r);
     return MPI_SUCCESS;
 }
 
-static int check_v(const pc_mpi_call_t *c, int size, int rank)
+static int check_v(const pc_mpi_call_t *c, pc_check_t *ck, int size, int rank)
 {
     int rc = MPI_SUCCESS;
     if (c->sendbuf != MPI_IN_PLACE) {
-        rc = check_counts(c, c->sendcounts, c->sdispls, size, "sendcounts");
+        rc = check_counts(c, ck, c->sendcounts, c->sdispls, size, "sendcounts");
         if (rc == MPI_SUCCESS)
-            rc = check_type(c, c->sendtype, "sendtype");
+            rc = check_type(c, ck, c->sendtype, "sendtype");
+        if (rc == MPI_SUCCESS)
+            rc = check_buffer(c, ck, c->sendbuf, sum_counts(c->sendcounts, size), c->sendtype,
+                              "sendbuf");
     }
     if (rc == MPI_SUCCESS)
-        rc = check_counts(c, c->recvcounts, c->rdispls, size, "recvcounts");
+        rc = check_counts(c, ck, c->recvcounts, c->rdispls, size, "recvcounts");
     if (rc == MPI_SUCCESS)
-        rc = check_type(c, c->recvtype, "recvtype");
+        rc = check_type(c, ck, c->recvtype, "recvtype");
+    if (rc == MPI_SUCCESS)
+        rc = check_buffer(c, ck, c->recvbuf, sum_counts(c->recvcounts, size), c->recvtype,
+                          "recvbuf");
     if (rc != MPI_SUCCESS || c->sendbuf == MPI_IN_PLACE)
         return rc;
     size_t s = (size_t)c->sendcounts[rank] * type_size(c->sendtype);
     size_t r = (size_t)c->recvcounts[rank] * type_size(c->recvtype);
     if (s != r)
-        return pc_raise(c->comm, MPI_ERR_TRUNCATE, 0,
-                        "alltoallv: this rank sends itself %zu bytes but expects %zu", s, r);
+        return fail(ck, MPI_ERR_TRUNCATE,
+                    "alltoallv: this rank sends itself %zu bytes but expects %zu", s, r);
     return MPI_SUCCESS;
 }
 
@@ -142,7 +206,66 @@ static void span_v(const void *buf, const int *counts, const int *displs, int si
     }
 }
 
-static int check_alias(const pc_mpi_call_t *c, int size, int rank)
+/* Elements of dt fill their extent: the bytes a buffer of them touches are
+ * exactly its span.  Other types are packed and unpacked around the
+ * algorithm (datatype.c), so send and receive data interleaved in one
+ * array never meet. */
+static int dense(MPI_Datatype dt)
+{
+    int size = 0;
+    MPI_Aint lb, ext, tlb, text;
+    PMPI_Type_size(dt, &size);
+    PMPI_Type_get_extent(dt, &lb, &ext);
+    PMPI_Type_get_true_extent(dt, &tlb, &text);
+    return (MPI_Aint)size == text && (MPI_Aint)size == ext;
+}
+
+typedef struct { uintptr_t lo, hi; int send; } ival_t;
+
+static int by_lo(const void *a, const void *b)
+{
+    uintptr_t x = ((const ival_t *)a)->lo, y = ((const ival_t *)b)->lo;
+    return x < y ? -1 : x > y;
+}
+
+/* alltoallv: do any send block and receive block share a byte?  (Blocks
+ * may interleave legally; sorted sweep, O(P log P), only when the spans
+ * overlap.)  -1 when out of memory. */
+static int blocks_overlap(const pc_mpi_call_t *c, int size)
+{
+    ival_t *iv = malloc(2 * (size_t)size * sizeof *iv);
+    int n = 0;
+    if (!iv)
+        return -1;
+    for (int k = 0; k < 2; k++) {
+        const void *buf = k ? c->recvbuf : c->sendbuf;
+        const int *cnt = k ? c->recvcounts : c->sendcounts, *dsp = k ? c->rdispls : c->sdispls;
+        MPI_Datatype dt = k ? c->recvtype : c->sendtype;
+        MPI_Aint lb, ext;
+        PMPI_Type_get_extent(dt, &lb, &ext);
+        for (int p = 0; p < size; p++)
+            if (cnt[p] > 0) {
+                span((const char *)buf + (MPI_Aint)dsp[p] * ext, (size_t)cnt[p], dt, &iv[n].lo,
+                     &iv[n].hi);
+                iv[n++].send = !k;
+            }
+    }
+    qsort(iv, (size_t)n, sizeof *iv, by_lo);
+    int hit = 0;
+    uintptr_t reach[2] = {0, 0}; /* furthest end seen so far: receive, send blocks */
+    for (int i = 0; i < n && !hit; i++) {
+        int k = iv[i].send;
+        hit = iv[i].lo < reach[!k];
+        if (iv[i].hi > reach[k])
+            reach[k] = iv[i].hi;
+    }
+    free(iv);
+    return hit;
+}
+
+/* Send and receive buffers must not overlap, except through MPI_IN_PLACE
+ * (the standard's rule on aliased arguments). */
+static int check_alias(const pc_mpi_call_t *c, pc_check_t *ck, int size, int rank)
 {
     if (c->sendbuf == MPI_IN_PLACE)
         return MPI_SUCCESS;
@@ -157,54 +280,61 @@ static int check_alias(const pc_mpi_call_t *c, int size, int rank)
         span(c->sendbuf, (size_t)c->sendcount * sblocks, c->sendtype, &slo, &shi);
         span(c->recvbuf, (size_t)c->recvcount * (size_t)size, c->recvtype, &rlo, &rhi);
     }
-    if (slo < shi && rlo < rhi && slo < rhi && rlo < shi)
-        return pc_raise(c->comm, MPI_ERR_BUFFER, 0,
-                        "%s: the send and receive buffers overlap; use MPI_IN_PLACE",
-                        pacoll_coll_name(c->coll));
-    return MPI_SUCCESS;
+    if (!(slo < shi && rlo < rhi && slo < rhi && rlo < shi))
+        return MPI_SUCCESS; /* the spans are apart */
+    if (!dense(c->sendtype) || !dense(c->recvtype))
+        return MPI_SUCCESS; /* interleaved elements may be disjoint: packed, they are safe */
+    if (c->coll == PACOLL_ALLTOALLV && blocks_overlap(c, size) == 0)
+        return MPI_SUCCESS;
+    return fail(ck, MPI_ERR_BUFFER, "%s: the send and receive buffers overlap; use MPI_IN_PLACE",
+                coll_name(c));
 }
 
-static int check_in_place(const pc_mpi_call_t *c, int rank)
+/* MPI_IN_PLACE is a send buffer only, and for gather only the root's
+ */
+static int check_in_place(const pc_mpi_call_t *c, pc_check_t *ck, int rank)
 {
     if (c->sendbuf == MPI_IN_PLACE && c->coll == PACOLL_GATHER && rank != c->root)
-        return pc_raise(c->comm, MPI_ERR_BUFFER, 0,
-                        "gather: MPI_IN_PLACE is only valid as the root's send buffer");
+        return fail(ck, MPI_ERR_BUFFER,
+                    "gather: MPI_IN_PLACE is only valid as the root's send buffer");
     if (c->recvbuf == MPI_IN_PLACE)
-        return pc_raise(c->comm, MPI_ERR_BUFFER, 0, "%s: MPI_IN_PLACE is not a receive buffer",
-                        pacoll_coll_name(c->coll));
+        return fail(ck, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not a receive buffer", coll_name(c));
     return MPI_SUCCESS;
 }
 
-int pc_check_call(const pc_mpi_call_t *c)
+int pc_check_call(const pc_mpi_call_t *c, int size, int rank, pc_check_t *ck)
 {
-    int size, rank, rc;
-    if (c->comm == MPI_COMM_NULL)
-        return pc_raise(MPI_COMM_NULL, MPI_ERR_COMM, 0, "%s: the communicator is MPI_COMM_NULL",
-                        pacoll_coll_name(c->coll));
-    PMPI_Comm_size(c->comm, &size);
-    PMPI_Comm_rank(c->comm, &rank);
+    int rc;
+    ck->code = MPI_SUCCESS;
+    ck->msg[0] = 0;
+    /* the root is the same on every rank and one of them */
     if (c->coll == PACOLL_GATHER && (c->root < 0 || c->root >= size))
-        return pc_raise(c->comm, MPI_ERR_ROOT, 0, "gather: root %d is not a rank of the %d",
-                        c->root, size);
-    if ((rc = check_in_place(c, rank)) != MPI_SUCCESS)
+        return fail(ck, MPI_ERR_ROOT, "gather: root %d is not a rank of the %d", c->root, size);
+    if ((rc = check_in_place(c, ck, rank)) != MPI_SUCCESS)
         return rc;
     if (c->coll == PACOLL_ALLTOALLV) {
-        if ((rc = check_v(c, size, rank)) != MPI_SUCCESS)
+        if ((rc = check_v(c, ck, size, rank)) != MPI_SUCCESS)
             return rc;
-        return check_alias(c, size, rank);
+        return check_alias(c, ck, size, rank);
     }
+    /* a non-root's receive arguments are not significant */
     int recv_matters = c->coll != PACOLL_GATHER || rank == c->root;
+    size_t sblocks = c->coll == PACOLL_ALLTOALL ? (size_t)size : 1;
     if (c->sendbuf != MPI_IN_PLACE) {
-        if ((rc = check_count(c, c->sendcount, "sendcount")) != MPI_SUCCESS ||
-            (rc = check_type(c, c->sendtype, "sendtype")) != MPI_SUCCESS)
+        if ((rc = check_count(c, ck, c->sendcount, "sendcount")) != MPI_SUCCESS ||
+            (rc = check_type(c, ck, c->sendtype, "sendtype")) != MPI_SUCCESS ||
+            (rc = check_buffer(c, ck, c->sendbuf, (size_t)c->sendcount * sblocks, c->sendtype,
+                               "sendbuf")) != MPI_SUCCESS)
             return rc;
     }
     if (recv_matters) {
-        if ((rc = check_count(c, c->recvcount, "recvcount")) != MPI_SUCCESS ||
-            (rc = check_type(c, c->recvtype, "recvtype")) != MPI_SUCCESS)
+        if ((rc = check_count(c, ck, c->recvcount, "recvcount")) != MPI_SUCCESS ||
+            (rc = check_type(c, ck, c->recvtype, "recvtype")) != MPI_SUCCESS ||
+            (rc = check_buffer(c, ck, c->recvbuf, (size_t)c->recvcount * (size_t)size,
+                               c->recvtype, "recvbuf")) != MPI_SUCCESS)
             return rc;
     }
-    if ((rc = check_signature(c, rank)) != MPI_SUCCESS)
+    if ((rc = check_signature(c, ck, rank)) != MPI_SUCCESS)
         return rc;
-    return check_alias(c, size, rank);
+    return check_alias(c, ck, size, rank);
 }

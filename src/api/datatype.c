@@ -92,6 +92,8 @@ size_t pc_block_bytes(const pc_mpi_call_t *c, int rank)
     else
         count = c->sendcount, dt = c->sendtype;
     int s = 0;
+    if (count <= 0 || dt == MPI_DATATYPE_NULL) /* unchecked arguments select too */
+        return 0;
     PMPI_Type_size(dt, &s);
     return (size_t)count * (size_t)s;
 }

@@ -47,6 +47,8 @@ static int make_lanes(pacoll_team_t *t, pc_hier_t *h)
      * induction on l) and the collective set-ups cannot deadlock. */
     for (int i = 0; i < h->nlanes && rc == MPI_SUCCESS; i++) {
         h->lane[i].team = pc_team_get(h->lane[i].comm, &rc);
+        if (rc == MPI_SUCCESS)
+            h->lane[i].team->parent = t; /* a rejection on t reaches a lane's waits */
         if (rc == MPI_SUCCESS && h->lane[i].team->rank != t->node) {
             pc_log("multileader: lane %d has rank %d for node %d", h->lane[i].index,
                    h->lane[i].team->rank, t->node);

@@ -131,6 +131,10 @@ static int team_init(pacoll_team_t *t, MPI_Comm comm)
     int rc = PMPI_Comm_dup(comm, &t->comm);
     if (rc != MPI_SUCCESS)
         return rc;
+    /* pacoll's own traffic reports errors to pacoll, which raises them on
+     * the user's communicator with what went wrong */
+    if (!PACOLL_UNDER_SMPI)
+        PMPI_Comm_set_errhandler(t->comm, MPI_ERRORS_RETURN);
     PMPI_Comm_rank(t->comm, &t->rank);
     PMPI_Comm_size(t->comm, &t->size);
     rc = PMPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, t->rank, MPI_INFO_NULL, &t->host_comm);
@@ -176,6 +180,7 @@ void pc_team_free(pacoll_team_t *t)
     pc_hier_free(t); /* sub-teams first: they live on communicators of this team */
     pc_shm_free(t);
     pc_rma_free(t);
+    pc_verdict_free(t);
     free_comm(&t->leader_comm);
     free_comm(&t->node_comm);
     free_comm(&t->host_comm);
@@ -187,6 +192,8 @@ void pc_team_free_local(pacoll_team_t *t)
 {
     pc_hier_free_local(t);
     pc_rma_free_local(t);
+    t->comm = MPI_COMM_NULL; /* no MPI calls: MPI is gone */
+    pc_verdict_free(t);
     free_memory(t);
 }
 

@@ -14,6 +14,7 @@
 #include "core/config.h"
 #include "core/rma.h"
 #include "core/shm.h"
+#include "core/verdict.h"
 
 /* Per algorithm: calls and bytes, and what its calls cost the channel
  * (rdma-allgather §3.3-3.4: address exchanges and registrations per call). */
@@ -53,6 +54,8 @@ struct pacoll_team {
     int nic;           /* the NIC's nature (enum pc_nic), -1 until known (hier.h) */
 
     uint64_t seq;      /* call sequence number, the same on every rank */
+    pc_verdict_t verdict; /* calls rejected on some ranks only (verdict.h) */
+    struct pacoll_team *parent; /* the team a sub-team (multileader's lane) serves */
     int comm_choice[PACOLL_NCOLL]; /* pacoll_comm_set_algorithm, -1 = none */
     int last_algo[PACOLL_NCOLL];   /* registry index of the last call, -1 = none */
     pc_stat_t stats[PC_MAX_ALGOS];

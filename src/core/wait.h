@@ -23,9 +23,10 @@ typedef struct pc_wait {
 } pc_wait_t;
 
 void pc_wait_init(pc_wait_t *w, pacoll_team_t *team, const char *what);
-/* One round of waiting for peer (-1: several).  MPI_SUCCESS, or an error
- * after the deadline (the job is aborted then: a collective that gave up
- * on one rank cannot be finished by the others). */
+/* One round of waiting for peer (-1: several).  MPI_SUCCESS;
+ * MPI_ERR_OTHER when another rank said it will not finish the call
+ * (verdict.h); or an error after the deadline (the job is aborted then: a
+ * collective that gave up on one rank cannot be finished by the others). */
 int pc_wait_poll(pc_wait_t *w, int peer);
 
 /* A new condition to wait for: restarts the SMPI back-off. */

@@ -1,0 +1,67 @@
+/*
+ * When ranks disagree about a call.
+ *
+ * pacoll checks a call's arguments on each rank.  A legal program passes
+ * them everywhere; an erroneous one may fail them on some ranks only (a
+ * gather's receive signature is seen by the root alone).  A rank that
+ * rejects a call does not take part in it, so the others would wait for it
+ * until PACOLL_TIMEOUT.  Instead it tells them, and both sides can tell a
+ * consistent rejection (every rank rejected the call: nothing happened,
+ * the communicator stays usable) from a split one (some ranks ran it: their
+ * channel state no longer matches, so the communicator's pacoll state is
+ * lost and every later pacoll call on it fails with MPI_ERR_OTHER, as MPI
+ * leaves a program's state undefined after an error).
+ *
+ * The notices are point-to-point messages on the team's private
+ * communicator, sent only on error paths.  A waiting rank looks for them
+ * every few hundred polls (wait.c), so a rank that is waiting for one that
+ * rejected stops at once instead of at the deadline.  A rank that rejected
+ * a call settles it at the start of its next call on the communicator: it
+ * waits (with the deadline) until every other rank has either rejected
+ * the same call or said that it ran it.
+ */
+#ifndef PACOLL_VERDICT_H
+#define PACOLL_VERDICT_H
+
+#include "core/internal.h"
+
+typedef struct pc_heard { /* rejections heard of calls not yet settled */
+    uint64_t call;
+    int count;
+} pc_heard_t;
+
+typedef struct pc_verdict {
+    uint64_t ncall;    /* collective calls begun on this communicator */
+    uint64_t rejected; /* the call this rank rejected, not yet settled (0: none) */
+    uint64_t running;  /* the call whose algorithm runs now (0: none) */
+    int lost;          /* the communicator's pacoll state is lost */
+    int lost_told;     /* the loss was reported to the user */
+    int announced;     /* this rank has said the state is lost */
+    char why[256];     /* what lost it */
+    pc_heard_t *heard;
+    int nheard, heard_cap;
+    MPI_Request *req;  /* notices in flight, one per peer */
+    uint64_t msg[3];   /* their payload: call, kind, error class */
+    int nreq;
+} pc_verdict_t;
+
+/* Begins call number ++ncall: settles this rank's last rejection first.
+ * MPI_SUCCESS, or MPI_ERR_OTHER when the state is lost (t->verdict.why). */
+int pc_verdict_begin(pacoll_team_t *t);
+/* This rank rejects the current call with the error class code. */
+void pc_verdict_reject(pacoll_team_t *t, int code);
+/* The algorithm of the current call starts: MPI_ERR_OTHER if another rank
+ * is already known to have rejected it (the state is lost then). */
+int pc_verdict_run(pacoll_team_t *t);
+/* ... and has ended. */
+static inline void pc_verdict_ran(pc_verdict_t *v) { v->running = 0; }
+/* This rank could not finish the current call: the state is lost, and the
+ * others are told. */
+void pc_verdict_lose(pacoll_team_t *t, const char *why);
+/* From the wait layer: reads the notices that have arrived; MPI_ERR_OTHER
+ * when they show that the state is lost. */
+int pc_verdict_poll(pacoll_team_t *t);
+/* Before the team is freed: completes the sends and reads what is left. */
+void pc_verdict_free(pacoll_team_t *t);
+
+#endif

@@ -162,7 +162,8 @@ static void copy_in(const pacoll_team_t *t, const pc_args_t *a, const layout_t *
         size_t at = x->my_send[m];
         for (int i = t->node_first[m]; i < t->node_first[m + 1]; i++) {
             int dst = t->node_ranks[i];
-            memcpy(area + at, a->sbuf + a->sdispls[dst], a->scounts[dst]);
+            if (a->scounts[dst]) /* (a NULL buffer may hold nothing) */
+                memcpy(area + at, a->sbuf + a->sdispls[dst], a->scounts[dst]);
             at += a->scounts[dst];
             bytes += a->scounts[dst];
         }
@@ -175,7 +176,8 @@ static void copy_out(const pacoll_team_t *t, const pc_args_t *a, const layout_t 
 {
     size_t bytes = 0;
     for (int p = 0; p < t->size; p++) {
-        memcpy(a->rbuf + a->rdispls[p], area + x->my_recv[p], a->rcounts[p]);
+        if (a->rcounts[p])
+            memcpy(a->rbuf + a->rdispls[p], area + x->my_recv[p], a->rcounts[p]);
         bytes += a->rcounts[p];
     }
     pc_sim_delay((double)bytes / SLOAVX_COPY_BW);

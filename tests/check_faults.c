@@ -10,7 +10,10 @@
  *                         then lost (MPI_ERR_OTHER on every rank, at once),
  *                         and a new communicator works.  A rejection made by
  *                         every rank leaves the communicator usable, also
- *                         three in a row.
+ *                         three in a row.  Ranks whose own arguments agree
+ *                         but differ from each other's (2 ints per block on
+ *                         rank 0, 3 elsewhere): some rank says
+ *                         MPI_ERR_TRUNCATE, nobody hangs.
  *   check_faults fatal    the default handler: one rank's bad count aborts
  *                         the job with pacoll's message (tests/CMakeLists.txt
  *                         runs it through expect_job_fails.sh)
@@ -151,6 +154,35 @@ static void split_gather_length(const char *algo)
     free(r);
 }
 
+/* Rank 0 sends and receives 2 ints per block, the others 3: every rank's
+ * own arguments agree, the ranks' do not.  Some rank must say
+ * MPI_ERR_TRUNCATE, and nobody may hang or crash. */
+static void cross_rank_mismatch(const char *coll, const char *algo)
+{
+    MPI_Comm c = fresh();
+    char w[256];
+    int n = rank == 0 ? 2 : 3, rc;
+    int *s = calloc((size_t)size * 4, sizeof(int)), *r = calloc((size_t)size * 4 + 16, sizeof(int));
+    double t0 = MPI_Wtime();
+    if (!strcmp(coll, "alltoall"))
+        rc = pacoll_alltoall_alg(algo, s, n, MPI_INT, r, n, MPI_INT, c);
+    else if (!strcmp(coll, "allgather"))
+        rc = pacoll_allgather_alg(algo, s, n, MPI_INT, r, n, MPI_INT, c);
+    else
+        rc = pacoll_gather_alg(algo, s, n, MPI_INT, r, n, MPI_INT, 0, c);
+    double dt = MPI_Wtime() - t0;
+    int cls = err_class(rc), trunc = cls == MPI_ERR_TRUNCATE, any;
+    snprintf(w, sizeof w, "%s[%s] rank 0 with 2 ints per block, the others 3: returns (class %d) "
+             "in %.1f s", coll, algo, cls, dt);
+    expect_true(w, (rc == MPI_SUCCESS || trunc || cls == MPI_ERR_OTHER) && dt < PROMPT_S);
+    MPI_Allreduce(&trunc, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    snprintf(w, sizeof w, "%s[%s] rank 0 with 2 ints per block, the others 3: some rank says "
+             "MPI_ERR_TRUNCATE", coll, algo);
+    expect_true(w, any);
+    MPI_Comm_free(&c);
+    free(s), free(r);
+}
+
 /* Every rank rejects (three calls in a row), then the same communicator works. */
 static void consistent(const char *algo)
 {
@@ -188,6 +220,12 @@ static int mode_split(void)
     const char *g[] = {NULL, "direct", "binomial", "native"};
     for (int i = 0; i < 4; i++)
         split_gather_length(g[i]);
+    const char *mm[][2] = {{"alltoall", "direct"}, {"alltoall", "bruck"}, {"alltoall", "pap_direct"},
+                           {"allgather", "direct"}, {"allgather", "rd_rdma"},
+                           {"allgather", "ring_rdma"}, {"gather", "direct"},
+                           {"gather", "binomial"}};
+    for (int i = 0; i < 8; i++)
+        cross_rank_mismatch(mm[i][0], mm[i][1]);
     consistent("direct");
     consistent("pap_shm_direct");
     long l[2] = {nchecks, nfail}, gs[2];

@@ -120,7 +120,7 @@ static int recv_group(rd_plan_t *p, int peer, int base, int d)
     if (!copy_based(p, peer, lo + hi))
         return pc_done_wait(&p->c, peer, hi ? 2 : 1);
     const char *data;
-    int rc = pc_eager_wait(&p->c, peer, (const void **)&data);
+    int rc = pc_eager_wait(&p->c, peer, lo + hi, (const void **)&data);
     if (rc != MPI_SUCCESS)
         return rc;
     pc_copy(p->rbuf + (size_t)base * p->m, data, lo);
@@ -195,7 +195,7 @@ static int run_extra(rd_plan_t *p)
     if (!copy_based(p, i, all)) /* all but my block, in one or two writes */
         return pc_done_wait(&p->c, i, p->rank == p->n - 1 ? 1 : 2);
     const void *data;
-    rc = pc_eager_wait(&p->c, i, &data);
+    rc = pc_eager_wait(&p->c, i, all, &data);
     if (rc == MPI_SUCCESS) /* my own block is in it too, the same bytes */
         pc_copy(p->rbuf, data, all);
     return rc;
@@ -209,7 +209,7 @@ static int run_doubler(rd_plan_t *p)
     if (p->rank < p->extra) {
         if (copy_based(p, x, p->m)) {
             const void *data;
-            rc = pc_eager_wait(&p->c, x, &data);
+            rc = pc_eager_wait(&p->c, x, p->m, &data);
             if (rc == MPI_SUCCESS)
                 pc_copy(p->rbuf + (size_t)x * p->m, data, p->m);
         } else {

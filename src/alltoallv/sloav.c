@@ -335,7 +335,7 @@ static int recv_straight(sloav_t *s)
         char *dst = a->rbuf + a->rdispls[src];
         if (pc_eager_fits(c, src, len)) {
             const void *data;
-            int rc = pc_eager_wait(c, src, &data);
+            int rc = pc_eager_wait(c, src, len, &data);
             if (rc != MPI_SUCCESS)
                 return rc;
             pc_copy(dst, data, len);
@@ -484,9 +484,9 @@ static int round_headers(sloav_t *s, int k, char *zc_in, size_t *in_len)
             int src = peer_from(s, d * (int)s->pw[k]);
             const void *msg = NULL;
             if (left == 1) /* the last partner: wait for it alone (exact under SMPI) */
-                rc = pc_eager_wait(c, src, &msg);
+                rc = pc_eager_wait(c, src, PC_EAGER_ANY, &msg); /* sized by its word */
             else
-                msg = pc_eager_poll(c, src);
+                msg = pc_eager_poll(c, src, PC_EAGER_ANY);
             if (rc != MPI_SUCCESS)
                 break;
             if (!msg) {

@@ -139,12 +139,21 @@ static int run_algo(const pc_mpi_call_t *c, pacoll_team_t *t, int idx)
     t->stats[idx].registers += t->rma.rc.hits + t->rma.rc.misses - reg0;
     int rc2 = pc_norm_finish(c, t, &n, rc == MPI_SUCCESS);
     count(t, c, idx, n.sent);
+    pc_verdict_t *v = &t->verdict;
+    if (rc != MPI_SUCCESS && v->note[0] && !v->lost) { /* ran everywhere, wrong here */
+        rc = pc_raise(c->comm, rc, 0, "%s %s: %s", pacoll_coll_name(c->coll), a->name, v->note);
+        v->note[0] = 0;
+        return rc;
+    }
     if (rc != MPI_SUCCESS) { /* given up half-way: the ranks' channels disagree now */
         char why[96];
         snprintf(why, sizeof why, "%s %s returned MPI error %d", pacoll_coll_name(c->coll),
                  a->name, rc);
         pc_verdict_lose(t, why);
-        return lost(c, t);
+        return pc_raise(c->comm, rc, !v->lost_told++,
+                        "%s %s: pacoll's collective state of this communicator is lost: %s; this "
+                        "and later pacoll collectives on it fail (docs/CHECKS.md)",
+                        pacoll_coll_name(c->coll), a->name, v->why);
     }
     if (rc2 != MPI_SUCCESS)
         return pc_raise(c->comm, rc2, 0, "%s %s: could not unpack the result (MPI error %d)",

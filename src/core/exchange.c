@@ -72,7 +72,7 @@ static int take_block(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o, i
 {
     size_t n = x->recv_count(x, src);
     if (copy_based(c, o, src, n)) {
-        const void *data = pc_eager_poll(c, src);
+        const void *data = pc_eager_poll(c, src, n);
         if (!data)
             return 0;
         pc_copy(x->a->rbuf + x->recv_disp(x, src), data, n);
@@ -200,7 +200,7 @@ static int pap_note_arrivals(pap_t *s)
         if (s->st[src] & (PAP_GOT | PAP_ARRIVED) ||
             !copy_based(s->c, s->o, src, s->x->recv_count(s->x, src)))
             continue;
-        if (pc_eager_poll(s->c, src)) {
+        if (pc_eager_poll(s->c, src, PC_EAGER_ANY)) { /* arrived; take_block reads it */
             s->st[src] |= PAP_ARRIVED;
             moved = 1;
         }

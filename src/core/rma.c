@@ -67,6 +67,19 @@ static pc_entry_t *shm_entry_to(pacoll_team_t *t, int peer)
 
 static inline int gen_of(uint64_t seq) { return (int)(seq % PC_GENS); }
 
+/* An eager flag: the call's sequence number above the block's length
+ * (lengths from 16 MB up, and SMPI's notifications, are not checked). */
+#define PC_LEN_BITS 24
+#define PC_LEN_UNCHECKED ((1u << PC_LEN_BITS) - 1)
+static inline uint64_t eager_flag(uint64_t seq, size_t n)
+{
+    return seq << PC_LEN_BITS | (n < PC_LEN_UNCHECKED ? n : PC_LEN_UNCHECKED);
+}
+static inline int flag_of_call(uint64_t f, uint64_t seq)
+{
+    return f >> PC_LEN_BITS == (seq & (UINT64_MAX >> PC_LEN_BITS));
+}
+
 /* ------------------------------------------------------------- copying */
 
 #if PACOLL_UNDER_SMPI
@@ -564,6 +577,7 @@ void pc_call_begin(pc_call_t *c, pacoll_team_t *t, const char *what)
     c->t = t;
     c->seq = ++t->seq;
     c->all_arrived = 0;
+    c->bad_peer = -1;
     pc_wait_init(&c->w, t, what);
     if (t->rma.zputs)
         memset(t->rma.zputs, 0, (size_t)t->size * sizeof *t->rma.zputs);
@@ -584,6 +598,13 @@ int pc_call_end(pc_call_t *c)
     }
     if (t->rma.have_shm)
         store_rel((uint64_t *)shm_box(t, t->host_rank), c->seq);
+    if (rc == MPI_SUCCESS && c->bad_peer >= 0) { /* every step ran: the channel agrees */
+        pc_verdict_note(t,
+                        "rank %d sent a block of %zu bytes where this rank expected %zu: the "
+                        "ranks' type signatures differ",
+                        c->bad_peer, c->bad_got, c->bad_want);
+        rc = MPI_ERR_TRUNCATE;
+    }
     return rc;
 }
 
@@ -662,7 +683,7 @@ int pc_eager_put(pc_call_t *c, int peer, const void *src, size_t n)
     if (use_shm(t, peer)) {
         char *box = shm_box(t, t->host_of[peer]);
         pc_copy(box + slot_off(t->host_size, t->host_rank, g, t->rma.shm_slot), src, n);
-        store_rel(&shm_entry_to(t, peer)->flag[g], c->seq);
+        store_rel(&shm_entry_to(t, peer)->flag[g], eager_flag(c->seq, n));
         return MPI_SUCCESS;
     }
     if (PC_SIM_NOTIFY)
@@ -672,39 +693,52 @@ int pc_eager_put(pc_call_t *c, int peer, const void *src, size_t n)
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_Aint flag = (MPI_Aint)(entry_off(t->rank) + offsetof(pc_entry_t, flag) + (size_t)g * 8);
-    return add_pending(c, peer, flag, c->seq);
+    return add_pending(c, peer, flag, eager_flag(c->seq, n));
 }
 
-const void *pc_eager_poll(pc_call_t *c, int peer)
+/* The length the flag f carries against the one expected. */
+static void check_length(pc_call_t *c, int peer, uint64_t f, size_t want)
+{
+    size_t got = (size_t)(f & PC_LEN_UNCHECKED);
+    if (want == PC_EAGER_ANY || got == PC_LEN_UNCHECKED || want >= PC_LEN_UNCHECKED ||
+        got == want || c->bad_peer >= 0)
+        return;
+    c->bad_peer = peer, c->bad_got = got, c->bad_want = want;
+}
+
+const void *pc_eager_poll(pc_call_t *c, int peer, size_t n)
 {
     pacoll_team_t *t = c->t;
     int g = gen_of(c->seq);
     pc_entry_t *e = entry_from(t, peer);
+    uint64_t f;
     if (use_shm(t, peer)) {
-        if (load_acq(&e->flag[g]) != c->seq)
+        if (!flag_of_call(f = load_acq(&e->flag[g]), c->seq))
             return NULL;
+        check_length(c, peer, f, n);
         saw_peer_in(c, peer);
         return shm_box(t, t->host_rank) + slot_off(t->host_size, t->host_of[peer], g, t->rma.shm_slot);
     }
     char *slot = t->rma.base + slot_off(t->size, peer, g, t->rma.slot);
-    if (load_acq(&e->flag[g]) != c->seq) {
+    if (!flag_of_call(f = load_acq(&e->flag[g]), c->seq)) {
         if (!PC_SIM_NOTIFY || !sim_take(t, peer, PC_TAG_EAGER + g, slot, t->rma.slot))
             return NULL;
-        e->flag[g] = c->seq;
+        e->flag[g] = f = eager_flag(c->seq, PC_LEN_UNCHECKED);
     }
+    check_length(c, peer, f, n);
     saw_peer_in(c, peer);
     return slot;
 }
 
-int pc_eager_wait(pc_call_t *c, int peer, const void **data)
+int pc_eager_wait(pc_call_t *c, int peer, size_t n, const void **data)
 {
     if (sim_block_begin(c, peer)) {
-        *data = pc_eager_poll(c, peer);
+        *data = pc_eager_poll(c, peer, n);
         sim_block_end(c);
         if (*data)
             return MPI_SUCCESS;
     }
-    PC_WAIT_UNTIL(&c->w, (*data = pc_eager_poll(c, peer)) != NULL, peer);
+    PC_WAIT_UNTIL(&c->w, (*data = pc_eager_poll(c, peer, n)) != NULL, peer);
     return MPI_SUCCESS;
 }
 

@@ -129,6 +129,10 @@ typedef struct pc_call {
     uint64_t seq;
     pc_wait_t w;
     int all_arrived; /* see pc_call_all_arrived */
+    /* an eager block whose length differed from the one expected: type
+     * signatures differ between ranks (-1: none) */
+    int bad_peer;
+    size_t bad_got, bad_want;
 } pc_call_t;
 
 int pc_rma_create(pacoll_team_t *t);
@@ -139,7 +143,9 @@ void pc_rma_free_local(pacoll_team_t *t);
 /* Starts a call: takes the next sequence number. */
 void pc_call_begin(pc_call_t *c, pacoll_team_t *t, const char *what);
 /* Ends a call: completes every put and publishes that this rank is done
- * with the call (its eager slots of this generation may be reused). */
+ * with the call (its eager slots of this generation may be reused).
+ * MPI_ERR_TRUNCATE when an eager block's length was not the one expected
+ * (the team's verdict note says which rank's). */
 int pc_call_end(pc_call_t *c);
 
 /* Tells the channel that data sent by every rank in this call has reached
@@ -165,12 +171,18 @@ int pc_eager_fits(const pc_call_t *c, int peer, size_t n);
 /* The same without the PACOLL_EAGER limit: the slot holds n bytes (the
  * pap_* algorithms, whose own threshold may be larger). */
 int pc_slot_fits(const pc_call_t *c, int peer, size_t n);
-/* Sends n bytes into peer's slot of this call, and flags them. */
+/* Sends n bytes into peer's slot of this call, and flags them; the flag
+ * carries n (up to 16 MB), so the receiver can tell an erroneous program
+ * whose ranks disagree on a block's size. */
 int pc_eager_put(pc_call_t *c, int peer, const void *src, size_t n);
-/* Peer's eager data of this call, or NULL if not yet arrived. */
-const void *pc_eager_poll(pc_call_t *c, int peer);
+/* Peer's eager data of this call, or NULL if not yet arrived.  n: the
+ * bytes expected, or PC_EAGER_ANY; a different length is remembered and
+ * makes pc_call_end fail with MPI_ERR_TRUNCATE (the data is still
+ * returned: a slot is never read past its end). */
+#define PC_EAGER_ANY ((size_t)-1)
+const void *pc_eager_poll(pc_call_t *c, int peer, size_t n);
 /* Waits for peer's eager data of this call. */
-int pc_eager_wait(pc_call_t *c, int peer, const void **data);
+int pc_eager_wait(pc_call_t *c, int peer, size_t n, const void **data);
 
 /* Zero-copy, receiver side: attaches buf (once per call, through the
  * registration cache), then advertises to each sender the part of buf its

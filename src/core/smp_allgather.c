@@ -239,7 +239,7 @@ static void poll_one(pc_smp_t *s, const pc_smp_xfer_t *x, int *done)
     size_t bytes = pc_smp_range_bytes(s, x->first, x->count);
     *done = 0;
     if (pc_eager_fits(&s->c, peer, bytes)) {
-        const char *d = pc_eager_poll(&s->c, peer);
+        const char *d = pc_eager_poll(&s->c, peer, bytes);
         if (!d)
             return;
         for (int i = 0; i < k; i++) {

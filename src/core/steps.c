@@ -206,7 +206,7 @@ int pc_steps_recv(pc_steps_t *st, int peer, const pc_piece_t *pcs, int n)
     if (st->mode[peer] == MODE_ZCOPY)
         return pc_done_wait(&st->c, peer, count_runs(pcs, n));
     const void *data;
-    rc = pc_eager_wait(&st->c, peer, &data);
+    rc = pc_eager_wait(&st->c, peer, total_bytes(pcs, n), &data);
     if (rc != MPI_SUCCESS)
         return rc;
     const char *p = data;

@@ -62,6 +62,14 @@ static void lose(pacoll_team_t *t, const char *fmt, ...)
     }
 }
 
+void pc_verdict_note(pacoll_team_t *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->verdict.note, sizeof t->verdict.note, fmt, ap);
+    va_end(ap);
+}
+
 void pc_verdict_lose(pacoll_team_t *t, const char *why)
 {
     lose(t, "this rank could not finish call %llu (%s)", (unsigned long long)t->verdict.ncall,

@@ -38,6 +38,7 @@ typedef struct pc_verdict {
     int lost_told;     /* the loss was reported to the user */
     int announced;     /* this rank has said the state is lost */
     char why[256];     /* what lost it */
+    char note[256];    /* an error of the current call that lost nothing */
     pc_heard_t *heard;
     int nheard, heard_cap;
     MPI_Request *req;  /* notices in flight, one per peer */
@@ -58,6 +59,10 @@ static inline void pc_verdict_ran(pc_verdict_t *v) { v->running = 0; }
 /* This rank could not finish the current call: the state is lost, and the
  * others are told. */
 void pc_verdict_lose(pacoll_team_t *t, const char *why);
+/* The current call ran on every rank but is wrong here (a block's length
+ * differed from the one expected): said with the call's error, nothing is
+ * lost. */
+void pc_verdict_note(pacoll_team_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* From the wait layer: reads the notices that have arrived; MPI_ERR_OTHER
  * when they show that the state is lost. */
 int pc_verdict_poll(pacoll_team_t *t);

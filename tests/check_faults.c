@@ -28,30 +28,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_util.h"
 #include "pacoll.h"
 
 static int rank, size;
-static long nchecks, nfail;
 /* a rank that waited for one that rejected must be back well before this */
 #define PROMPT_S 20.0
-
-static void expect_true(const char *what, int ok)
-{
-    nchecks++;
-    if (ok)
-        return;
-    nfail++;
-    fprintf(stderr, "check_faults: FAIL rank %d: %s\n", rank, what);
-    fflush(stderr);
-}
-
-static int err_class(int rc)
-{
-    int cls = rc;
-    if (rc != MPI_SUCCESS)
-        MPI_Error_class(rc, &cls);
-    return cls;
-}
 
 static MPI_Comm fresh(void)
 {
@@ -228,11 +210,7 @@ static int mode_split(void)
         cross_rank_mismatch(mm[i][0], mm[i][1]);
     consistent("direct");
     consistent("pap_shm_direct");
-    long l[2] = {nchecks, nfail}, gs[2];
-    MPI_Allreduce(l, gs, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("check_faults: %ld checks passed, %ld failed\n", gs[0] - gs[1], gs[1]);
-    return gs[1] != 0;
+    return check_summary();
 }
 
 static int mode_fatal(void)
@@ -262,6 +240,7 @@ static int mode_dies(void)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    check_prog = "check_faults";
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *mode = argc > 1 ? argv[1] : "split";

@@ -21,28 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_util.h"
 #include "pacoll.h"
 
 static int wrank, wsize;
-static long nchecks, nfail;
-
-static void expect_true(const char *what, int ok)
-{
-    nchecks++;
-    if (ok)
-        return;
-    nfail++;
-    fprintf(stderr, "check_inter: FAIL world rank %d: %s\n", wrank, what);
-    fflush(stderr);
-}
-
-static int err_class(int rc)
-{
-    int cls = rc;
-    if (rc != MPI_SUCCESS)
-        MPI_Error_class(rc, &cls);
-    return cls;
-}
 
 static int val(int src, int dst, int i, int salt) { return src * 100003 + dst * 1009 + i * 7 + salt; }
 
@@ -266,6 +248,7 @@ static void fill_side(side_t *s, MPI_Comm inter, int low)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    check_prog = "check_inter";
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     if (wsize < 2) {
@@ -329,12 +312,7 @@ int main(int argc, char **argv)
     MPI_Comm_free(&inter);
     MPI_Comm_free(&local);
 
-    long l[2] = {nchecks, nfail}, g[2];
-    MPI_Allreduce(l, g, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (wrank == 0) {
-        printf("check_inter: %ld checks passed, %ld failed\n", g[0] - g[1], g[1]);
-        fflush(stdout);
-    }
+    int failed = check_summary();
     MPI_Finalize();
-    return g[1] ? 1 : 0;
+    return failed;
 }

@@ -24,20 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_util.h"
 #include "pacoll.h"
 
 static int rank, size;
-static long nchecks, nfail;
-
-static void expect_true(const char *what, int ok)
-{
-    nchecks++;
-    if (ok)
-        return;
-    nfail++;
-    fprintf(stderr, "check_legal: FAIL rank %d: %s\n", rank, what);
-    fflush(stderr);
-}
 
 static void expect_ok(const char *what, const char *algo, int rc, int values_ok)
 {
@@ -255,6 +245,7 @@ static void alltoallv_cases(const char *al)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    check_prog = "check_legal";
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -271,10 +262,7 @@ int main(int argc, char **argv)
     n = nalgos(PACOLL_ALLTOALLV, al);
     for (int a = 0; a < n; a++)
         alltoallv_cases(al[a]);
-    long l[2] = {nchecks, nfail}, g[2];
-    MPI_Allreduce(l, g, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("check_legal: %ld checks passed, %ld failed\n", g[0] - g[1], g[1]);
+    int failed = check_summary();
     MPI_Finalize();
-    return g[1] != 0;
+    return failed;
 }

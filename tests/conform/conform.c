@@ -1723,6 +1723,11 @@ int main(int argc, char **argv)
         if (opt_duration > 0)
             printf(", at most %.0f s", opt_duration);
         printf("%s%s%s\n", opt_skew ? ", skew" : "", env_prefix[0] ? ", env: " : "", env_prefix);
+        if (opt_report > 0)
+            printf("conform: progress lines every %.0f s: the ranks' VmRSS/VmHWM, mappings and "
+                   "descriptors (pacoll's registration and window counters are not readable while "
+                   "it runs; PACOLL_STATS=1 prints them at MPI_Finalize)\n",
+                   opt_report);
         fflush(stdout);
     }
 

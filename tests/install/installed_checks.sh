@@ -1,17 +1,36 @@
 # Sourced by run_install_test.sh and run_package_test.sh (bash): runs every
 # installed tool of one installed pacoll tree from a clean environment.
 #
+#   ic_parse_args "$@"     [--cc MPICC] [--fc MPIF90] [--family F]
+#                          BUILD_DIR SOURCE_DIR MPIEXEC [mpiexec flags...]
 #   installed_checks ROOT WORK
 #
-# ROOT is the installed prefix (bin/, lib/, include/ ...), WORK a scratch
-# folder.  The caller sets: CC_MPI, FC_MPI (MPI compiler wrappers; FC_MPI
-# empty = no Fortran), MPIEXEC and the array MPIEXEC_FLAGS, SRC (this
-# folder), TESTS (tests/ of the source tree).
+# ic_parse_args sets CC_MPI, FC_MPI (MPI compiler wrappers; FC_MPI empty = no
+# Fortran), FAMILY, BUILD, SRC (tests/install), TESTS (tests/), MPIEXEC and
+# the array MPIEXEC_FLAGS.  ROOT is the installed prefix (bin/, lib/,
+# include/ ...), WORK a scratch folder.
 #
 # Every installed program runs under `env -i` with PATH, HOME and, for Open
 # MPI as root, OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM): no LD_LIBRARY_PATH, no
 # PKG_CONFIG_PATH, no PACOLL_*.  Each step prints "install-check: ok WHAT" or
 # "install-check: FAIL WHAT" and the function returns non-zero on a failure.
+
+ic_parse_args() {
+    CC_MPI=mpicc FC_MPI="" FAMILY=""
+    while [ $# -gt 0 ]; do
+        case "$1" in
+        --cc) CC_MPI=$2; shift 2 ;;
+        --fc) FC_MPI=$2; shift 2 ;;
+        --family) FAMILY=$2; shift 2 ;;
+        *) break ;;
+        esac
+    done
+    [ $# -ge 3 ] || { echo "usage: $0 [--cc MPICC] [--fc MPIF90] [--family F] BUILD_DIR SOURCE_DIR MPIEXEC [flags...]"; return 2; }
+    BUILD=$1 SRC=$2 MPIEXEC=$3
+    shift 3
+    MPIEXEC_FLAGS=("$@")
+    TESTS=$(cd "$SRC/.." && pwd)
+}
 
 clean_run() {
     env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="${HOME:-/root}" \

@@ -8,19 +8,8 @@
 # usage: run_install_test.sh [--cc MPICC] [--fc MPIF90] BUILD_DIR SOURCE_DIR MPIEXEC [mpiexec flags...]
 #   SOURCE_DIR is tests/install of the source tree; --fc '' skips Fortran.
 set -uo pipefail
-CC_MPI=mpicc FC_MPI=""
-while [ $# -gt 0 ]; do
-    case "$1" in
-    --cc) CC_MPI=$2; shift 2 ;;
-    --fc) FC_MPI=$2; shift 2 ;;
-    *) break ;;
-    esac
-done
-BUILD=$1 SRC=$2 MPIEXEC=$3
-shift 3
-MPIEXEC_FLAGS=("$@")
-TESTS=$(cd "$SRC/.." && pwd)
-. "$SRC/installed_checks.sh"
+. "$(dirname "$0")/installed_checks.sh"
+ic_parse_args "$@" || exit 2
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

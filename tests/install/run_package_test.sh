@@ -11,20 +11,10 @@
 #   depend on the Debian package that holds the MPI library its libpacoll.so
 #   is linked to (ldd, dpkg -S: libopenmpi3, libmpich12).
 set -uo pipefail
-CC_MPI=mpicc FC_MPI="" family=""
-while [ $# -gt 0 ]; do
-    case "$1" in
-    --cc) CC_MPI=$2; shift 2 ;;
-    --fc) FC_MPI=$2; shift 2 ;;
-    --family) family=$2; shift 2 ;;
-    *) break ;;
-    esac
-done
-BUILD=$1 SRC=$2 MPIEXEC=$3
-shift 3
-MPIEXEC_FLAGS=("$@")
-TESTS=$(cd "$SRC/.." && pwd)
-. "$SRC/installed_checks.sh"
+. "$(dirname "$0")/installed_checks.sh"
+ic_parse_args "$@" || exit 2
+family=$FAMILY
+[ -n "$family" ] || { echo "package test: FAIL --family is required"; exit 2; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -1,25 +1,50 @@
 #!/usr/bin/env bash
 # Installs what pacoll needs on Debian 12 (or Ubuntu), only what is missing:
-# a C compiler, CMake, Open MPI, gfortran (the Fortran interposition tests),
-# SimGrid (SMPI: simulated clusters), Python with matplotlib and pytest
-# (pacoll-report and its tests).
-# Safe to run again; does nothing when everything is there.
+# a C compiler, CMake, Open MPI, MPICH (the mpich test configuration),
+# gfortran (the Fortran interposition tests), SimGrid (SMPI: simulated
+# clusters), Python with matplotlib and pytest (pacoll-report and its tests).
+# Open MPI stays the default mpicc/mpirun (the update-alternatives groups
+# "mpi" and "mpirun"); MPICH is reached by its own names (mpicc.mpich,
+# mpiexec.mpich).  Safe to run again; does nothing when everything is there.
 set -euo pipefail
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
+# Debian gives Open MPI the higher alternatives priority (50 against MPICH's
+# 40 on amd64), so installing MPICH leaves mpicc and mpirun alone; should an
+# automatic choice ever point elsewhere, pin Open MPI (a manual choice, made
+# by the administrator, is left as it is).
+pin_openmpi() {
+  local group target
+  for group in mpi mpirun; do
+    case $group in mpi) target=/usr/bin/mpicc.openmpi ;; mpirun) target=/usr/bin/mpirun.openmpi ;; esac
+    [ -e "$target" ] || continue
+    local display
+    display=$(update-alternatives --display "$group" 2>/dev/null) || continue
+    if grep -q "auto mode" <<<"$display" && ! grep -q "link currently points to $target" <<<"$display"; then
+      echo "install-deps: pinning $group to Open MPI ($target)"
+      $SUDO update-alternatives --set "$group" "$target"
+    fi
+  done
+}
 
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for p in build-essential cmake pkg-config libopenmpi-dev openmpi-bin gfortran \
-         libsimgrid-dev simgrid python3 python3-pip python3-venv python3-matplotlib \
+# (smpicc and smpirun are in libsimgrid-dev; Debian 12 has no package
+# "simgrid", which made every run apt-get update and install nothing)
+for p in build-essential cmake pkg-config libopenmpi-dev openmpi-bin libmpich-dev mpich gfortran \
+         libsimgrid-dev python3 python3-pip python3-venv python3-matplotlib \
          python3-pytest; do
   have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -eq 0 ]; then
   echo "install-deps: everything is installed"
+  pin_openmpi
   exit 0
 fi
 echo "install-deps: installing ${need[*]}"
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
+pin_openmpi

@@ -103,6 +103,8 @@ int bench_validate(bench_opts_t *o, int nranks, char *err, size_t errlen);
 int bench_resolve_algos(bench_opts_t *o, char *err, size_t errlen);
 void bench_usage(FILE *f);
 void bench_print_list(FILE *f, int have_coll, pacoll_coll_t coll);
+/* "native, direct, ...": the algorithm names valid for coll, each once. */
+const char *bench_algo_names(pacoll_coll_t coll, char *buf, size_t len);
 void bench_free_opts(bench_opts_t *o);
 const char *bench_coll_str(pacoll_coll_t c);
 const char *bench_skew_str(enum bench_skew s);

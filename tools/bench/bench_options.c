@@ -162,6 +162,22 @@ static const char *needs_str(unsigned needs, char *buf, size_t len)
     return buf;
 }
 
+/* "native, direct, ...": the names valid for coll, each once.  The registry
+ * lists native itself; it comes first here whether registered or not. */
+const char *bench_algo_names(pacoll_coll_t coll, char *buf, size_t len)
+{
+    int n = pacoll_algorithm_count();
+    snprintf(buf, len, "native");
+    for (int i = 0; i < n; i++) {
+        pacoll_algo_info_t info;
+        size_t used = strlen(buf);
+        if (pacoll_algorithm_info(i, &info) == MPI_SUCCESS && info.coll == coll && info.name &&
+            strcmp(info.name, "native") != 0 && used + strlen(info.name) + 3 < len)
+            snprintf(buf + used, len - used, ", %s", info.name);
+    }
+    return buf;
+}
+
 void bench_print_list(FILE *f, int have_coll, pacoll_coll_t coll)
 {
     int n = pacoll_algorithm_count();
@@ -604,17 +620,10 @@ int bench_resolve_algos(bench_opts_t *o, char *err, size_t errlen)
                     found = 1;
             }
             if (!found) {
-                char list[1024] = "native";
-                for (int i = 0; i < n; i++) {
-                    pacoll_algo_info_t info;
-                    if (pacoll_algorithm_info(i, &info) == MPI_SUCCESS && info.coll == o->coll &&
-                        info.name && strlen(list) + strlen(info.name) + 3 < sizeof list) {
-                        strcat(list, ", ");
-                        strcat(list, info.name);
-                    }
-                }
+                char list[1024];
                 return fail(err, errlen, "--algos: no algorithm '%s' for %s (known: %s)",
-                            o->algos[a], coll_names[o->coll], list);
+                            o->algos[a], coll_names[o->coll],
+                            bench_algo_names(o->coll, list, sizeof list));
             }
         }
     }

@@ -294,7 +294,9 @@ static void fail(const desc_t *d, const char *fmt, ...)
 static void check_rc(const desc_t *d, int rc, const char *what)
 {
     if (rc != MPI_SUCCESS) {
-        char s[MPI_MAX_ERROR_STRING];
+        /* MPICH 4.0.2's MPI_Error_string writes past MPI_MAX_ERROR_STRING
+         * when its error stack fills the buffer */
+        char s[4 * MPI_MAX_ERROR_STRING];
         int len = 0, cls = -1;
         MPI_Error_class(rc, &cls);
         MPI_Error_string(rc, s, &len);

@@ -31,6 +31,15 @@
 
 #include "pacoll.h"
 
+/* An aliased send and receive buffer is erroneous; MPICH 4.0.2's own
+ * collectives abort the job on it (an internal assertion), so "native" is
+ * not given one there. */
+#ifdef MPICH_VERSION
+#define NATIVE_ALIAS_OK 0
+#else
+#define NATIVE_ALIAS_OK 1
+#endif
+
 static int rank, size;
 static long nchecks, nfail;
 
@@ -199,8 +208,9 @@ static void bad_alltoall_like(int coll, MPI_Comm comm)
             MPI_ERR_TYPE, -1);
         expect(W("%s[%s] MPI_COMM_NULL", cn, an), f(al, s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_NULL),
                MPI_ERR_COMM, -1);
-        BAD("sendbuf == recvbuf without MPI_IN_PLACE", r, 1, MPI_INT, r, 1, MPI_INT, comm,
-            MPI_ERR_BUFFER, -1);
+        if (a != 1 || NATIVE_ALIAS_OK)
+            BAD("sendbuf == recvbuf without MPI_IN_PLACE", r, 1, MPI_INT, r, 1, MPI_INT, comm,
+                MPI_ERR_BUFFER, -1);
         BAD("2 INT sent, 3 INT received", s, 2, MPI_INT, r, 3, MPI_INT, comm, MPI_ERR_TRUNCATE,
             MPI_ERR_ARG);
         BAD("3 INT sent, 2 INT received", s, 3, MPI_INT, r, 2, MPI_INT, comm, MPI_ERR_TRUNCATE,
@@ -255,8 +265,9 @@ static void bad_gather(MPI_Comm comm)
         expect(W("gather[%s] MPI_COMM_NULL", an),
                pacoll_gather_alg(al, s, 1, MPI_INT, r, 1, MPI_INT, 0, MPI_COMM_NULL), MPI_ERR_COMM, -1);
         /* the root's own arguments: on MPI_COMM_SELF, where every rank is the root */
-        BAD("on MPI_COMM_SELF: sendbuf == recvbuf at the root", r, 1, MPI_INT, r, 1, MPI_INT, 0,
-            MPI_COMM_SELF, MPI_ERR_BUFFER, -1);
+        if (a != 1 || NATIVE_ALIAS_OK)
+            BAD("on MPI_COMM_SELF: sendbuf == recvbuf at the root", r, 1, MPI_INT, r, 1, MPI_INT,
+                0, MPI_COMM_SELF, MPI_ERR_BUFFER, -1);
         BAD("on MPI_COMM_SELF: recvcount -1 at the root", s, 1, MPI_INT, r, -1, MPI_INT, 0,
             MPI_COMM_SELF, MPI_ERR_COUNT, -1);
         BAD("on MPI_COMM_SELF: recvtype MPI_DATATYPE_NULL at the root", s, 1, MPI_INT, r, 1,
@@ -321,8 +332,9 @@ static void bad_alltoallv(MPI_Comm comm)
         expect(W("alltoallv[%s] MPI_COMM_NULL", an),
                pacoll_alltoallv_alg(al, s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, MPI_COMM_NULL),
                MPI_ERR_COMM, -1);
-        BAD("sendbuf == recvbuf without MPI_IN_PLACE", r, sc, sd, MPI_INT, r, rc, rd, MPI_INT, comm,
-            MPI_ERR_BUFFER, -1);
+        if (a != 1 || NATIVE_ALIAS_OK)
+            BAD("sendbuf == recvbuf without MPI_IN_PLACE", r, sc, sd, MPI_INT, r, rc, rd, MPI_INT,
+                comm, MPI_ERR_BUFFER, -1);
         /* a rank's block to itself: its own mismatch is visible; on SELF */
         int one_s = 3, one_r = 2, zero = 0;
         BAD("on MPI_COMM_SELF: 3 INT sent, 2 INT received", s, &one_s, &zero, MPI_INT, r, &one_r,
@@ -363,7 +375,12 @@ static void bad_types_and_comms(MPI_Comm comm)
     MPI_Datatype bad[2] = {pair, every2};
     const char *bn[2] = {"contiguous(2,INT)", "vector(2,1,2,INT)"};
     const char *algos[3] = {NULL, "direct", "native"};
-    for (int b = 0; b < 2; b++)
+#ifdef SMPI_HELPERS_H /* pacoll probes for a commit only on a real MPI (docs/CHECKS.md) */
+    const int nbad = 0;
+#else
+    const int nbad = 2;
+#endif
+    for (int b = 0; b < nbad; b++)
         for (int a = 0; a < 3; a++) {
             const char *al = algos[a], *an = al ? al : "auto";
             int rc = pacoll_alltoall_alg(al, s, 1, bad[b], r, 2, MPI_INT, comm);

@@ -40,11 +40,11 @@ static void say_once(pacoll_team_t *t, const char *fmt, const char *coll, const 
 }
 
 /* The communicator's collective state is lost (verdict.h): this call and
- * every later one fail; said once even under MPI_ERRORS_RETURN. */
-static int lost(const pc_mpi_call_t *c, pacoll_team_t *t)
+ * every later one fail with code; said once even under MPI_ERRORS_RETURN. */
+static int lost(const pc_mpi_call_t *c, pacoll_team_t *t, int code)
 {
     pc_verdict_t *v = &t->verdict;
-    return pc_raise(c->comm, MPI_ERR_OTHER, !v->lost_told++,
+    return pc_raise(c->comm, code, !v->lost_told++,
                     "%s: pacoll's collective state of this communicator is lost: %s; this and "
                     "later pacoll collectives on it fail (docs/CHECKS.md)",
                     pacoll_coll_name(c->coll), v->why);
@@ -150,10 +150,7 @@ static int run_algo(const pc_mpi_call_t *c, pacoll_team_t *t, int idx)
         snprintf(why, sizeof why, "%s %s returned MPI error %d", pacoll_coll_name(c->coll),
                  a->name, rc);
         pc_verdict_lose(t, why);
-        return pc_raise(c->comm, rc, !v->lost_told++,
-                        "%s %s: pacoll's collective state of this communicator is lost: %s; this "
-                        "and later pacoll collectives on it fail (docs/CHECKS.md)",
-                        pacoll_coll_name(c->coll), a->name, v->why);
+        return lost(c, t, rc);
     }
     if (rc2 != MPI_SUCCESS)
         return pc_raise(c->comm, rc2, 0, "%s %s: could not unpack the result (MPI error %d)",
@@ -178,20 +175,24 @@ static int dispatch(const pc_mpi_call_t *c, const char *site)
     PMPI_Comm_test_inter(c->comm, &inter);
     if (inter)
         return hand_over(c, NULL, "intercommunicators are not handled by pacoll");
-    PMPI_Query_thread(&level);
-    if (level == MPI_THREAD_MULTIPLE)
-        return hand_over(c, NULL, "pacoll runs collectives up to MPI_THREAD_SERIALIZED");
-    /* The team's set-up is collective and depends on no argument, so a
-     * rank whose arguments fail a check below has set it up with the
-     * others before it rejects the call. */
-    pacoll_team_t *t = pc_team_get(c->comm, &rc);
-    if (!t)
-        return pc_raise(c->comm, rc, 1, "%s: pacoll could not set up the communicator",
-                        pacoll_coll_name(c->coll));
+    /* The thread level is fixed at MPI_Init: a team records it, so only a
+     * call without a team asks (no team is made for MPI_THREAD_MULTIPLE,
+     * but pacoll_comm_set_algorithm may have made one). */
+    pacoll_team_t *t = pc_team_find(c->comm);
+    if (t ? t->thread_multiple : (PMPI_Query_thread(&level), level == MPI_THREAD_MULTIPLE))
+        return hand_over(c, t, "pacoll runs collectives up to MPI_THREAD_SERIALIZED");
+    if (!t) {
+        /* The team's set-up is collective and depends on no argument, so a
+         * rank whose arguments fail a check below has set it up with the
+         * others before it rejects the call. */
+        if (!(t = pc_team_get(c->comm, &rc)))
+            return pc_raise(c->comm, rc, 1, "%s: pacoll could not set up the communicator",
+                            pacoll_coll_name(c->coll));
+    }
     if (t->cfg.error) /* a bad setting: said loudly once per communicator */
         return pc_raise(c->comm, t->cfg.error, !t->cfg.error_told++, "%s", t->cfg.error_msg);
     if (pc_verdict_begin(t) != MPI_SUCCESS)
-        return lost(c, t);
+        return lost(c, t, MPI_ERR_OTHER);
     pc_check_t ck = {.probe_comm = t->comm};
     int idx;
     if (forced(c, t, site, &idx, &ck) != MPI_SUCCESS)
@@ -388,10 +389,8 @@ PC_EXPORT int pacoll_comm_last_algorithm(MPI_Comm comm, pacoll_coll_t coll, char
 {
     if (!name || len <= 0 || (int)coll < 0 || coll >= PACOLL_NCOLL || comm == MPI_COMM_NULL)
         return MPI_ERR_ARG;
-    pacoll_team_t *t = NULL;
-    int flag = 0;
-    PMPI_Comm_get_attr(comm, pc_team_keyval(), &t, &flag);
-    const char *s = flag && t->last_algo[coll] >= 0 ? pc_registry_get(t->last_algo[coll])->name : "";
+    pacoll_team_t *t = pc_team_find(comm);
+    const char *s = t && t->last_algo[coll] >= 0 ? pc_registry_get(t->last_algo[coll])->name : "";
     snprintf(name, (size_t)len, "%s", s);
     return MPI_SUCCESS;
 }

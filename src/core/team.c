@@ -142,6 +142,9 @@ static int team_init(pacoll_team_t *t, MPI_Comm comm)
         return rc;
     PMPI_Comm_rank(t->host_comm, &t->host_rank);
     PMPI_Comm_size(t->host_comm, &t->host_size);
+    int level = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&level);
+    t->thread_multiple = level == MPI_THREAD_MULTIPLE;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     t->oversubscribed = cores < 1 || t->host_size > cores;
     rc = compute_layout(t);
@@ -195,6 +198,15 @@ void pc_team_free_local(pacoll_team_t *t)
     t->comm = MPI_COMM_NULL; /* no MPI calls: MPI is gone */
     pc_verdict_free(t);
     free_memory(t);
+}
+
+pacoll_team_t *pc_team_find(MPI_Comm comm)
+{
+    pacoll_team_t *t = NULL;
+    int flag = 0;
+    if (PMPI_Comm_get_attr(comm, pc_team_keyval(), &t, &flag) != MPI_SUCCESS || !flag)
+        return NULL;
+    return t;
 }
 
 pacoll_team_t *pc_team_get(MPI_Comm comm, int *err)

@@ -46,6 +46,7 @@ struct pacoll_team {
     MPI_Comm host_comm; /* ranks sharing memory with me (MPI_COMM_TYPE_SHARED) */
     int host_rank, host_size;
     int oversubscribed; /* more ranks on this host than cores: yield at once */
+    int thread_multiple; /* MPI_THREAD_MULTIPLE: pacoll hands every call over */
     int *host_of;       /* [size] index in host_comm, or -1 if on another host */
 
     pc_rma_t rma;      /* the one-sided channel */
@@ -67,6 +68,8 @@ struct pacoll_team {
 /* The team of comm, made on first use (collective over comm then).  On
  * failure returns NULL and *err holds an MPI error code. */
 pacoll_team_t *pc_team_get(MPI_Comm comm, int *err);
+/* The team of comm if it has one (no MPI communication), else NULL. */
+pacoll_team_t *pc_team_find(MPI_Comm comm);
 /* Frees a team (collective over its communicator). */
 void pc_team_free(pacoll_team_t *team);
 /* Frees only this process's memory (no MPI calls): for teams orphaned by

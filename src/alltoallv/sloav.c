@@ -70,10 +70,6 @@
 
 #include "core/exchange.h"
 
-/* Copies of many small pieces are charged to SMPI once per message, with
- * the bandwidth pc_copy models (rma.c): one simcall per piece would make a
- * 1024-rank simulation crawl. */
-#define SLOAV_COPY_BW 10e9
 /* Message header: the size word (eager) then the element count. */
 #define SIZE_WORD 8
 #define COUNT_WORD 4
@@ -173,7 +169,10 @@ static int straight_in(const sloav_t *s, int i)
     return i > 0 && relayed(s, i) && s->a->rcounts[peer_from(s, i)] > s->linear;
 }
 
-static void charge_copy(size_t bytes) { pc_sim_delay((double)bytes / SLOAV_COPY_BW); }
+/* Many small pieces are copied with memcpy and charged once per message
+ * (pc_copy_charge): one charge per piece would make a 1024-rank simulation
+ * crawl. */
+static void charge_copy(size_t bytes) { pc_copy_charge(bytes); }
 
 static uint32_t len_word(size_t len) { return len < UINT32_MAX ? (uint32_t)len : UINT32_MAX; }
 

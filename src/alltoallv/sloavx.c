@@ -47,9 +47,8 @@
 
 #include <math.h>
 
-/* Blocks are copied with memcpy and charged to SMPI once per phase, as
- * sloav.c does (pc_copy's bandwidth). */
-#define SLOAVX_COPY_BW 10e9
+/* Blocks are copied with memcpy and charged once per phase
+ * (pc_copy_charge), as sloav.c does. */
 
 typedef struct layout {
     int nn, L;
@@ -168,7 +167,7 @@ static void copy_in(const pacoll_team_t *t, const pc_args_t *a, const layout_t *
             bytes += a->scounts[dst];
         }
     }
-    pc_sim_delay((double)bytes / SLOAVX_COPY_BW);
+    pc_copy_charge(bytes);
 }
 
 static void copy_out(const pacoll_team_t *t, const pc_args_t *a, const layout_t *x,
@@ -180,7 +179,7 @@ static void copy_out(const pacoll_team_t *t, const pc_args_t *a, const layout_t 
             memcpy(a->rbuf + a->rdispls[p], area + x->my_recv[p], a->rcounts[p]);
         bytes += a->rcounts[p];
     }
-    pc_sim_delay((double)bytes / SLOAVX_COPY_BW);
+    pc_copy_charge(bytes);
 }
 
 /* The leaders' SLOAV on the node partitions in the segment. */
@@ -247,9 +246,7 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
         rc = pc_shm_wait_all_posts(&op);
         if (rc == MPI_SUCCESS && t->nnodes > 1)
             rc = leaders_exchange(t, &x, op.buf);
-#if PACOLL_UNDER_SMPI
-        PMPI_Wtime(); /* charge the copies before the flag is seen */
-#endif
+        pc_charge_settle(); /* the copies' time passes before the flag is seen */
     }
     pc_shm_end(&op);
     /* 3. out: this operation starts once the leader is done with the last */

@@ -275,6 +275,17 @@ static void read_sloav(pc_config_t *cfg)
     cfg->sloav_linear = v;
 }
 
+/* PACOLL_SIM_COPY_BW (SMPI only, pc_copy_charge reads it): validated here
+ * like every variable, so a typo fails the first collective. */
+static void read_sim_copy_bw(pc_config_t *cfg)
+{
+    const char *s = getenv("PACOLL_SIM_COPY_BW");
+    double v;
+    if (s && pc_parse_positive(s, &v) != 0)
+        set_error(cfg, "PACOLL_SIM_COPY_BW='%s' is not valid: expected a positive number of bytes "
+                  "per second (such as 2e9)", s);
+}
+
 void pc_config_read(pc_config_t *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -328,6 +339,7 @@ void pc_config_read(pc_config_t *cfg)
     cfg->sim_tested = 0;
     read_long(cfg, "PACOLL_SIM_TESTED", 0, 1, &cfg->sim_tested);
     read_sloav(cfg);
+    read_sim_copy_bw(cfg);
     const char *rules = getenv("PACOLL_RULES");
     if (rules)
         snprintf(cfg->rules_path, sizeof cfg->rules_path, "%s", rules);

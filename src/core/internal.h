@@ -50,4 +50,20 @@ double pc_wall_time(void);
  * Elsewhere: nothing. */
 void pc_sim_delay(double seconds);
 
+/* Under SMPI: charges the modelled time of copying n bytes at
+ * PACOLL_SIM_COPY_BW (bytes/s, set per platform by sim/run; default 10e9),
+ * the one copy cost every copy in the library pays (pc_copy, and the
+ * algorithms that copy many small pieces and charge them at once).
+ * Elsewhere: nothing. */
+void pc_copy_charge(size_t n);
+/* Under SMPI: lets the time charged so far pass before the flags that
+ * follow are seen (SMPI injects charged time at the next MPI call).
+ * Elsewhere: nothing. */
+void pc_charge_settle(void);
+/* The modelled copy bandwidth's default, and its parser (config.c
+ * validates the variable with it at team creation, so a malformed value
+ * is reported, not replaced). */
+#define PC_SIM_COPY_BW_DEFAULT 10e9
+int pc_parse_positive(const char *s, double *out);
+
 #endif

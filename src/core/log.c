@@ -1,4 +1,6 @@
 /* Message and clock helpers used by every layer. */
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <time.h>
 
@@ -41,5 +43,48 @@ void pc_sim_delay(double seconds)
         smpi_execute_flops(seconds * sg_host_get_speed(sg_host_self()));
 #else
     PC_UNUSED(seconds);
+#endif
+}
+
+int pc_parse_positive(const char *s, double *out)
+{
+    if (!s || !*s)
+        return -1;
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (errno || *end != '\0' || !(v > 0) || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+#if PACOLL_UNDER_SMPI
+/* Read once per simulated rank (SMPI privatises a linked-in library's
+ * statics per rank): a constant of the run, like the platform file it goes
+ * with.  A malformed value has already failed the first collective
+ * (config.c); the default here only keeps this function total. */
+static double sim_copy_bw(void)
+{
+    static double bw = 0;
+    if (bw == 0 && pc_parse_positive(getenv("PACOLL_SIM_COPY_BW"), &bw) != 0)
+        bw = PC_SIM_COPY_BW_DEFAULT;
+    return bw;
+}
+#endif
+
+void pc_copy_charge(size_t n)
+{
+#if PACOLL_UNDER_SMPI
+    pc_sim_delay((double)n / sim_copy_bw());
+#else
+    PC_UNUSED(n);
+#endif
+}
+
+void pc_charge_settle(void)
+{
+#if PACOLL_UNDER_SMPI
+    PMPI_Wtime();
 #endif
 }

@@ -17,9 +17,6 @@
 #define PC_PUT_CHUNK ((size_t)1 << 30)
 /* Pieces of a striped put are at least this big (multirail §3.2). */
 #define PC_STRIPE_MIN 1024
-/* Modelled memcpy bandwidth under SMPI (bytes/s), unless the platform's
- * experiment sets PACOLL_SIM_COPY_BW. */
-#define PC_SIM_COPY_BW 10e9
 
 /* ---------------------------------------------------------------- flags */
 
@@ -82,33 +79,14 @@ static inline int flag_of_call(uint64_t f, uint64_t seq)
 
 /* ------------------------------------------------------------- copying */
 
-#if PACOLL_UNDER_SMPI
-/* The modelled copy bandwidth: PACOLL_SIM_COPY_BW, read once per simulated
- * process (SMPI privatizes a linked-in library's statics per rank); a
- * constant of the run, like the platform file it goes with. */
-static double sim_copy_bw(void)
-{
-    static double bw = 0;
-    if (bw == 0) {
-        const char *s = getenv("PACOLL_SIM_COPY_BW");
-        char *end = NULL;
-        double v = s ? strtod(s, &end) : 0;
-        bw = (s && end && *end == '\0' && v > 0) ? v : PC_SIM_COPY_BW;
-    }
-    return bw;
-}
-#endif
-
 void pc_copy(void *dst, const void *src, size_t n)
 {
     if (n == 0 || dst == src)
         return;
     memcpy(dst, src, n);
-#if PACOLL_UNDER_SMPI
     /* SMPI charges real CPU time only at the next MPI call, and noisily:
      * charge a modelled copy instead (one core's memcpy bandwidth). */
-    pc_sim_delay((double)n / sim_copy_bw());
-#endif
+    pc_copy_charge(n);
 }
 
 /* Single-copy write into another process on this host (the shared-memory

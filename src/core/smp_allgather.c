@@ -86,9 +86,7 @@ void pc_smp_copy_landed(pc_smp_t *s)
  * (phase 3 starts for them at once).  In rbuf mode they are in place. */
 static void mark_landed(pc_smp_t *s, int first, int count)
 {
-#if PACOLL_UNDER_SMPI
-    PMPI_Wtime(); /* charge the copies made so far before the flags rise */
-#endif
+    pc_charge_settle(); /* the copies made so far pass before the flags rise */
     for (int i = 0; i < count; i++) {
         int n = (first + i) % s->nn;
         s->landed[n] = 1;

@@ -1,5 +1,5 @@
 /*
- * Unit test of the shm layer (src/core/shm.c): the node-segment primitives
+ * Unit test of the shm layer (src/channel/node_segment.c): the node-segment primitives
  * gather, gatherv, bcast, scatter and scatterv that the hierarchical
  * algorithms build on.  Links the static library and its internal headers.
  *
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/shm.h"
+#include "channel/node_segment.h"
 #include "core/team.h"
 
 static int failures;

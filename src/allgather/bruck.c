@@ -19,7 +19,7 @@
  * receiver's receive buffer: the rotation is folded into the addressing and
  * there is no copy-out at all.
  *
- * On pacoll's channel (one call, core/steps.h): partners r +- j K^i are all
+ * On pacoll's channel (one call, engine/step_engine.h): partners r +- j K^i are all
  * different, so each ordered pair talks once; the receive area is the
  * user's receive buffer, advertised to all L k sources at call start; small
  * steps go through eager slots (packed when the range wraps), large ones
@@ -28,7 +28,7 @@
  * Cost (Hockney, k ports, m bytes per block, L = ceil(log_{k+1} N)):
  *     T = L alpha + (N-1)/k m beta        (eq. 1, any N)
  */
-#include "core/steps.h"
+#include "engine/step_engine.h"
 
 /* The blocks [first, first + count) mod n of a receive buffer, as pieces
  * (the same offsets on every rank). */

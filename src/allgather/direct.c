@@ -9,7 +9,7 @@
  * Cost (Hockney, k ports, m bytes per block):
  *     T = ceil((N-1)/k) * (alpha + m beta)
  */
-#include "core/exchange.h"
+#include "engine/direct_engine.h"
 
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {

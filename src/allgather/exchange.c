@@ -21,7 +21,7 @@
  * after the exchange it writes the whole result to its extras.  That is two
  * extra rounds, not the (k+1)-fold latency of eq. (4).
  *
- * On pacoll's channel (one call, core/steps.h): the receive area is the
+ * On pacoll's channel (one call, engine/step_engine.h): the receive area is the
  * user's receive buffer and every block lands at its final place, so there
  * is no copy-out; a transfer is up to K runs (one per layer), written with
  * one zero-copy put each, or packed into one eager message when small.
@@ -32,7 +32,7 @@
  *     N = K^L:  T = L alpha + (N-1)/k m beta                        (eq. 3)
  *     else:     T = (L+2) alpha + (1 + ceil(N/P)(P-1)/k + (N-1)) m beta
  */
-#include "core/steps.h"
+#include "engine/step_engine.h"
 
 typedef struct plan {
     int n, K, L, P;

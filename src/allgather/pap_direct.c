@@ -3,7 +3,7 @@
  *
  * Source: pap-aware-alltoall-allgather-rdma §4.1, §4.3 (Fig. 5, the same
  * pseudo-code as alltoall).  The arrival-aware mode of the k-port Direct
- * exchange (src/core/exchange.c, see alltoall/pap_direct.c): every rank
+ * exchange (src/engine/direct_engine.c, see alltoall/pap_direct.c): every rank
  * writes its one block into slot p of each peer, arrived peers first
  * (advertisement or data seen), never stalling on a late one.  Blocks up to
  * PACOLL_PAP_THRESHOLD bytes go copy-based, larger ones zero-copy; copy-
@@ -13,7 +13,7 @@
  * Cost (Hockney, k ports, m bytes per block), with every rank arrived:
  *     T = ceil((N-1)/k) * (alpha + m beta)          (= direct)
  */
-#include "core/exchange.h"
+#include "engine/direct_engine.h"
 
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {

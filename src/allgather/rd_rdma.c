@@ -6,7 +6,7 @@
  * "Collective Buffer", "Back-to-back buffers"), §3.3-3.4 (one address
  * exchange and one registration per call), §2.3 eq. (1).
  *
- * Mapping onto pacoll's channel (src/core/rma.h):
+ * Mapping onto pacoll's channel (src/channel/channel.h):
  *   - step k (distance d = 2^(k-1)) exchanges the d blocks a rank has
  *     gathered so far with partner rank ^ d: 2^(k-1) m bytes each way;
  *   - a step of at most M_T bytes (PACOLL_RD_THRESHOLD, capped by the eager
@@ -43,7 +43,7 @@
  * plus, for the copy-based steps, one copy of the step's bytes out of the
  * slot (bounded by 2 M_T per call).
  */
-#include "core/rma.h"
+#include "channel/channel.h"
 #include "core/team.h"
 
 #include <math.h>

@@ -5,7 +5,7 @@
  * Source: rdma-allgather-infiniband §4.3 (RDMA ring for large messages and
  * many processes), §2.3 eq. (2), §3.3-3.4.
  *
- * Mapping onto pacoll's channel (src/core/rma.h):
+ * Mapping onto pacoll's channel (src/channel/channel.h):
  *   - every rank registers its whole receive buffer once per call
  *     (pc_expose_begin, through the registration cache) and advertises it
  *     once, to its left neighbour, the only rank that writes into it: one
@@ -26,7 +26,7 @@
  * bandwidth, or with many ranks per NIC, it keeps the links it uses
  * uncontended, which the cost model does not see.
  */
-#include "core/rma.h"
+#include "channel/channel.h"
 #include "core/team.h"
 
 static int run(pacoll_team_t *t, const pc_args_t *a)

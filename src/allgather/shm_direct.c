@@ -2,7 +2,7 @@
  * allgather "shm_direct": the shared-memory-aware Direct allgather.
  *
  * Source: pap-aware-alltoall-allgather-rdma §4.5 (Shm_Direct); multirail-smp-collectives-qsnet §5.2.  Three phases over the node segment
- * (src/core/node_exchange.c): every local rank copies its data into the
+ * (src/engine/node_direct.c): every local rank copies its data into the
  * segment (gather to the master, local index 0); the masters exchange the
  * node blocks with the k-port Direct exchange, zero-copy straight into the
  * remote node's segment or copy-based through the eager slots; every local
@@ -16,7 +16,7 @@
  *       + ceil((K-1)/k) (alpha + L m beta)
  * (the masters' step dominates on a network; the copies inside a node).
  */
-#include "core/node_exchange.h"
+#include "engine/node_direct.h"
 
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {

@@ -5,7 +5,7 @@
  * (k-port Bruck for any N, Fig. 5), the overlap and the shift-free copy-out
  * of §5.2.2's last paragraph; measured in §7.4 (best for 512 B-8 KB there).
  *
- * Mapping onto pacoll (phases 1 and 3 are src/core/smp_allgather.c):
+ * Mapping onto pacoll (phases 1 and 3 are src/engine/smp_allgather.c):
  *   1. per-node shm gather into the node segment (as smp_direct).
  *   2. k-port Bruck among the n node masters, k = PACOLL_PORTS.  At step s
  *      (d = (k+1)^s) and for j = 1..k with j d < n, the master of node v
@@ -34,7 +34,7 @@
  *       + a_s + (P - L) m b_s
  * (eq. 1 over nodes with l_m = L m, plus the shm gather and copy-out).
  */
-#include "core/smp_allgather.h"
+#include "engine/smp_allgather.h"
 
 #include <math.h>
 

@@ -4,7 +4,7 @@
  * Source: multirail-smp-collectives-qsnet §5.2.2 (Fig. 8), with the overlap
  * of its last paragraph; measured in §7.4.
  *
- * Mapping onto pacoll (phases 1 and 3 are src/core/smp_allgather.c):
+ * Mapping onto pacoll (phases 1 and 3 are src/engine/smp_allgather.c):
  *   1. per-node shm gather: each local rank copies its m bytes to its place
  *      in the node segment and raises its post flag; the master (local
  *      index 0) waits for the flags.
@@ -29,7 +29,7 @@
  *       + a_s + (P - L) m b_s                            copy-out of the rest
  * (a, b inter-node; a_s, b_s intra-node copy).
  */
-#include "core/smp_allgather.h"
+#include "engine/smp_allgather.h"
 
 #include <math.h>
 

@@ -6,7 +6,7 @@
  * spanning binomial tree of §5.1.1 (eq. 1); measured in §7.4 (best up to
  * 256 B there).
  *
- * Mapping onto pacoll (phases 1 and 3 are src/core/smp_allgather.c):
+ * Mapping onto pacoll (phases 1 and 3 are src/engine/smp_allgather.c):
  *   1. per-node shm gather into the node segment (as smp_direct).
  *   2. inter-node gather among the n node masters to the master of node 0,
  *      then broadcast among the masters, both on one k-nomial tree over the
@@ -42,7 +42,7 @@
  *       + a_s + (P - L) m b_s                         copy-out
  * (the own node's copy-out overlaps phase 2, as in smp_direct).
  */
-#include "core/smp_allgather.h"
+#include "engine/smp_allgather.h"
 
 extern const pacoll_algo_t pc_allgather_direct;
 

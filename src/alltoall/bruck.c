@@ -14,7 +14,7 @@
  * block V, which now comes from rank r - V, is copied straight to its place
  * in the receive buffer.
  *
- * On pacoll's channel (one call, core/steps.h, the engine is
+ * On pacoll's channel (one call, engine/step_engine.h, the engine is
  * pc_alltoall_digits there): partners r + x K^i are all different, so each
  * ordered pair talks once.  Each (step, x) has its own region of a
  * temporary area, advertised at call start; a step's blocks are packed into
@@ -26,7 +26,7 @@
  *     T = L alpha + L N/(k+1) m beta           (eq. 5, N = (k+1)^L)
  *       + L N k/(k+1) m beta_copy (packing) + N m beta_copy (copy-out)
  */
-#include "core/steps.h"
+#include "engine/step_engine.h"
 
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {

@@ -11,7 +11,7 @@
  * from it only in base-K digit i, sending each the blocks bound for that
  * rank's side of digit i.  The step is the Bruck step of alltoall "bruck"
  * with digit-wise (carry-free) arithmetic, so both run on one engine
- * (pc_alltoall_digits in core/steps.c, which explains the layout).
+ * (pc_alltoall_digits in engine/step_engine.c, which explains the layout).
  *
  * Correction rounds for N not a power of K (the paper only says they are
  * needed, and measures their penalty at 16 ranks, §7.3): rank e >= P first
@@ -31,7 +31,7 @@
  *     else:   T = (L+2) alpha + (L P/(k+1) s^2 + 2N) m beta
  *     plus the packing and copy-out copies (see pc_alltoall_digits_cost).
  */
-#include "core/steps.h"
+#include "engine/step_engine.h"
 
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {

@@ -39,7 +39,7 @@
  * NICs, small blocks); one core must move L times the bytes, so it loses
  * for large blocks.
  */
-#include "core/hier.h"
+#include "engine/hier.h"
 
 #include <math.h>
 

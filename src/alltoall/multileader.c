@@ -42,7 +42,7 @@
  * L lanes of a node (PACOLL_NIC=offload).  Against direct's (P-1)
  * messages per core, N-1: per-message costs drop by L.
  */
-#include "core/hier.h"
+#include "engine/hier.h"
 
 #include <math.h>
 

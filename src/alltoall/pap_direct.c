@@ -2,7 +2,7 @@
  * alltoall "pap_direct": the process-arrival-pattern-aware Direct alltoall.
  *
  * Source: pap-aware-alltoall-allgather-rdma §4.1-4.2 (Fig. 5).  The k-port
- * Direct exchange (src/core/exchange.c) in its arrival-aware mode: each
+ * Direct exchange (src/engine/direct_engine.c) in its arrival-aware mode: each
  * rank advertises its receive buffer first (zero-copy: that advertisement
  * is its arrival notice, pc_adv_poll), then repeatedly
  *   - takes whatever blocks have landed (copy-based: a block in my slot says
@@ -24,7 +24,7 @@
  * max(a_p, a_late) + T, where plain Direct can queue up to N-1 sends behind
  * each late peer in its order (docs/PAP.md).
  */
-#include "core/exchange.h"
+#include "engine/direct_engine.h"
 
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {

@@ -2,7 +2,7 @@
  * alltoall "pap_shm_direct": the arrival-pattern- and shared-memory-aware Direct alltoall.
  *
  * Source: pap-aware-alltoall-allgather-rdma §4.4 (Fig. 6).  Three phases over the node segment
- * (src/core/node_exchange.c): every local rank copies its data into the
+ * (src/engine/node_direct.c): every local rank copies its data into the
  * segment (gather to the master, local index 0); the masters exchange the
  * node blocks with the k-port Direct exchange, zero-copy straight into the
  * remote node's segment or copy-based through the eager slots; every local
@@ -17,7 +17,7 @@
  *     T = 2 (alpha_shm + N m beta_shm) + ceil((K-1)/k) (alpha + L^2 m beta)
  * with every rank arrived (the same as shm_direct).
  */
-#include "core/node_exchange.h"
+#include "engine/node_direct.h"
 
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {

@@ -9,7 +9,7 @@
  * Cost (Hockney, k ports, largest block m):
  *     T <= ceil((N-1)/k) * (alpha + m beta)
  */
-#include "core/exchange.h"
+#include "engine/direct_engine.h"
 
 static size_t scount(const pc_layout_t *x, int p) { return x->a->scounts[p]; }
 static size_t sdisp(const pc_layout_t *x, int p) { return x->a->sdispls[p]; }

@@ -68,7 +68,7 @@
 
 #include <math.h>
 
-#include "core/exchange.h"
+#include "engine/direct_engine.h"
 
 /* Message header: the size word (eager) then the element count. */
 #define SIZE_WORD 8

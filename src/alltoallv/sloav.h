@@ -10,7 +10,7 @@
 #ifndef PACOLL_SLOAV_H
 #define PACOLL_SLOAV_H
 
-#include "core/rma.h"
+#include "channel/channel.h"
 #include "core/team.h"
 
 /* Defaults of PACOLL_SLOAV_RADIX and PACOLL_SLOAV_LINEAR (docs/SLOAV.md). */

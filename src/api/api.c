@@ -5,7 +5,7 @@
  */
 #include "api/api.h"
 #include "core/context.h"
-#include "core/select.h"
+#include "select/select.h"
 #include "profile/profile.h"
 
 static int run_native(const pc_mpi_call_t *c)

@@ -11,7 +11,7 @@
 #ifndef PACOLL_ALGO_H
 #define PACOLL_ALGO_H
 
-#include "core/internal.h"
+#include "base/internal.h"
 
 typedef struct pc_args {
     pacoll_coll_t coll;

@@ -10,7 +10,7 @@
 #ifndef PACOLL_CONFIG_H
 #define PACOLL_CONFIG_H
 
-#include "core/internal.h"
+#include "base/internal.h"
 
 /* pap_*: blocks up to PACOLL_PAP_THRESHOLD go copy-based (docs/PAP.md
  * "Scheme threshold"); unset, it is PACOLL_EAGER, Direct's own limit, so

@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include "core/context.h"
-#include "core/hier.h"
-#include "core/select.h"
+#include "engine/hier.h"
+#include "select/select.h"
 
 /* The virtual node of world rank w under PACOLL_NODE_SIZE: nodes of the
  * pattern's sizes, taken in turn, over consecutive world ranks. */

@@ -12,8 +12,8 @@
 
 #include "core/algo.h"
 #include "core/config.h"
-#include "core/rma.h"
-#include "core/shm.h"
+#include "channel/channel.h"
+#include "channel/node_segment.h"
 #include "core/verdict.h"
 
 /* Per algorithm: calls and bytes, and what its calls cost the channel

@@ -4,7 +4,7 @@
 #include <stdarg.h>
 
 #include "core/team.h"
-#include "core/wait.h"
+#include "channel/wait.h"
 
 #define PC_TAG_VERDICT 7091
 enum { NOTICE_REJECTED = 1, NOTICE_LOST = 2 };

@@ -23,7 +23,7 @@
 #ifndef PACOLL_VERDICT_H
 #define PACOLL_VERDICT_H
 
-#include "core/internal.h"
+#include "base/internal.h"
 
 typedef struct pc_heard { /* rejections heard of calls not yet settled */
     uint64_t call;

@@ -14,7 +14,7 @@
  * step i is K^i blocks, so the root gets (N-1)/k blocks' worth in
  * ceil(log_K N) rounds.
  *
- * On pacoll's channel (one call, see core/steps.h): each rank sends once
+ * On pacoll's channel (one call, see engine/step_engine.h): each rank sends once
  * (to its parent), so every ordered pair talks at most once.  The root's
  * receive area is the user's receive buffer itself: a child's subtree is a
  * run of relative ranks, i.e. at most two runs of absolute ranks (it may
@@ -28,7 +28,7 @@
  *     T = L alpha + m beta sum_{i<L} (k+1)^i  =  L alpha + (N-1)/k m beta   (eq. 1, N = K^L)
  * plus, on inner ranks, the copy of their own block into the subtree buffer.
  */
-#include "core/steps.h"
+#include "engine/step_engine.h"
 
 typedef struct tree {
     int n, K, L, root;

@@ -17,11 +17,11 @@
  * Cost (Hockney, k ports, m bytes per block):
  *     T = ceil((N-1)/k) * (alpha + m beta)
  */
-#include "core/exchange.h"
+#include "engine/direct_engine.h"
 
 #include <stdint.h>
 
-#include "core/select.h"
+#include "select/select.h"
 
 static size_t to_root(const pc_layout_t *x, int peer) { return peer == x->a->root ? x->a->m : 0; }
 static size_t none(const pc_layout_t *x, int peer) { return PC_UNUSED(x), PC_UNUSED(peer), 0; }

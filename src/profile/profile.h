@@ -30,7 +30,7 @@
 
 #include <stdint.h>
 
-#include "core/internal.h"
+#include "base/internal.h"
 
 /* Every blocking collective of MPI-3 (the profiler's kinds). */
 typedef enum pc_prof_kind {

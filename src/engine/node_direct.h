@@ -26,7 +26,7 @@
 #ifndef PACOLL_NODE_EXCHANGE_H
 #define PACOLL_NODE_EXCHANGE_H
 
-#include "core/exchange.h"
+#include "engine/direct_engine.h"
 
 /* Runs alltoall or allgather (a->coll) through the node segment. */
 int pc_node_exchange(pacoll_team_t *t, const pc_args_t *a, int pap, const char *what);

@@ -44,7 +44,7 @@
 #ifndef PACOLL_STEPS_H
 #define PACOLL_STEPS_H
 
-#include "core/rma.h"
+#include "channel/channel.h"
 #include "core/team.h"
 
 /* One piece of a transfer: len bytes that go to offset off of the

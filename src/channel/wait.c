@@ -1,5 +1,5 @@
 /* The wait layer: see wait.h for why every poll loop comes here. */
-#include "core/wait.h"
+#include "channel/wait.h"
 
 #include <sched.h>
 

@@ -1,5 +1,5 @@
 /* The step exchange of the multi-step algorithms: see steps.h. */
-#include "core/steps.h"
+#include "engine/step_engine.h"
 
 enum { MODE_NONE = 0, MODE_EAGER = 1, MODE_ZCOPY = 2 };
 

@@ -20,8 +20,8 @@
 #ifndef PACOLL_SHM_H
 #define PACOLL_SHM_H
 
-#include "core/internal.h"
-#include "core/wait.h"
+#include "base/internal.h"
+#include "channel/wait.h"
 
 typedef struct pc_shm {
     MPI_Win win;

@@ -1,10 +1,10 @@
 /* The k-port Direct exchange engine, plain and arrival-aware: see exchange.h. */
-#include "core/exchange.h"
+#include "engine/direct_engine.h"
 
 #include <math.h>
 
 #include "core/context.h"
-#include "core/select.h"
+#include "select/select.h"
 
 /* Copy-based or zero-copy for the pair (me, peer) and an n-byte block: the
  * same answer on both sides (both know n and the configuration). */

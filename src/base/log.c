@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <time.h>
 
-#include "core/internal.h"
+#include "base/internal.h"
 
 #if PACOLL_UNDER_SMPI
 #include <simgrid/host.h>

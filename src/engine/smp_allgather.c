@@ -1,5 +1,5 @@
 /* The shared engine of the SMP-aware allgathers: see smp_allgather.h. */
-#include "core/smp_allgather.h"
+#include "engine/smp_allgather.h"
 
 /* ------------------------------------------------------------- layout */
 

@@ -1,7 +1,7 @@
 /* The node segment and its primitives: see shm.h for the flag protocol. */
-#include "core/shm.h"
+#include "channel/node_segment.h"
 
-#include "core/rma.h"
+#include "channel/channel.h"
 #include "core/team.h"
 
 #define PC_LINE 64

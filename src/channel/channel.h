@@ -29,8 +29,8 @@
 #ifndef PACOLL_RMA_H
 #define PACOLL_RMA_H
 
-#include "core/internal.h"
-#include "core/wait.h"
+#include "base/internal.h"
+#include "channel/wait.h"
 
 #define PC_GENS 3
 /* Message kinds of the SMPI notifications: eager per generation, adv, done. */

@@ -11,7 +11,7 @@
  *   allgather  G = [node s][s's local i]                    at (F_s + i) m
  *              (phase 1 fills my node's chunk; the masters fill the rest)
  */
-#include "core/node_exchange.h"
+#include "engine/node_direct.h"
 
 #include <math.h>
 

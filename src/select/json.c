@@ -1,5 +1,5 @@
 /* The small JSON reader: see json.h. */
-#include "core/json.h"
+#include "select/json.h"
 
 #include <ctype.h>
 #include <stdio.h>

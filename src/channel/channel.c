@@ -1,12 +1,12 @@
 /* The one-sided channel: see rma.h for the mailbox and why it looks so. */
-#include "core/rma.h"
+#include "channel/channel.h"
 
 #include <sys/uio.h>
 #include <unistd.h>
 #if PACOLL_UNDER_SMPI
 #include <simgrid/engine.h>
 
-#include "core/sim_transfer.h"
+#include "channel/sim_transfer.h"
 #endif
 
 #include "core/team.h"

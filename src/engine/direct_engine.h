@@ -20,7 +20,7 @@
 #ifndef PACOLL_EXCHANGE_H
 #define PACOLL_EXCHANGE_H
 
-#include "core/rma.h"
+#include "channel/channel.h"
 #include "core/team.h"
 
 typedef struct pc_layout pc_layout_t;

@@ -5,11 +5,11 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "core/rma.h"
-#include "core/shm.h"
+#include "channel/channel.h"
+#include "channel/node_segment.h"
 #include "core/team.h"
 #if PACOLL_UNDER_SMPI
-#include "core/sim_transfer.h"
+#include "channel/sim_transfer.h"
 #endif
 
 #define PC_LINE 64

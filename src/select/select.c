@@ -1,10 +1,10 @@
 /* Selection rules and cost models: see select.h. */
-#include "core/select.h"
+#include "select/select.h"
 
 #include <math.h>
 
-#include "core/hier.h"
-#include "core/json.h"
+#include "engine/hier.h"
+#include "select/json.h"
 
 extern const char pacoll_default_rules_json[];
 

@@ -12,7 +12,7 @@
 #ifndef PACOLL_WAIT_H
 #define PACOLL_WAIT_H
 
-#include "core/internal.h"
+#include "base/internal.h"
 
 typedef struct pc_wait {
     pacoll_team_t *team;

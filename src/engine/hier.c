@@ -1,9 +1,9 @@
 /* Sub-teams, lanes, the inner algorithm and PACOLL_NIC: see hier.h. */
-#include "core/hier.h"
+#include "engine/hier.h"
 
 #include <limits.h>
 
-#include "core/select.h"
+#include "select/select.h"
 
 int pc_hier_consecutive(const pacoll_team_t *t)
 {

@@ -31,7 +31,7 @@
 #ifndef PACOLL_SMP_ALLGATHER_H
 #define PACOLL_SMP_ALLGATHER_H
 
-#include "core/rma.h"
+#include "channel/channel.h"
 #include "core/team.h"
 
 typedef struct pc_smp {

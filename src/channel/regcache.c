@@ -16,7 +16,7 @@
  * PACOLL_REGCACHE=0 attaches for one call only (for programs that free and
  * re-map memory under the MPI library's feet).
  */
-#include "core/rma.h"
+#include "channel/channel.h"
 #include "core/team.h"
 
 static void detach(pacoll_team_t *t, int i)

@@ -47,7 +47,7 @@ static void round_gather(pacoll_team_t *t, pc_wait_t *w, size_t m, int root, int
     unsigned char *send = malloc(m + 1), *recv = calloc((size_t)L * m + 1, 1);
     for (size_t i = 0; i < m; i++)
         send[i] = val(t->node, me, i, round);
-    expect(pc_shm_gather(t, w, send, m, recv, root) == MPI_SUCCESS, "gather rc", round, root, me);
+    expect(pc_seg_gather(&t->seg, w, send, m, recv, root) == MPI_SUCCESS, "gather rc", round, root, me);
     if (me == root)
         for (int r = 0; r < L; r++)
             for (size_t i = 0; i < m; i++)
@@ -69,7 +69,7 @@ static void round_gatherv(pacoll_team_t *t, pc_wait_t *w, size_t m, int root, in
     unsigned char *send = malloc(counts[me] + 1), *recv = calloc(span + 1, 1);
     for (size_t i = 0; i < counts[me]; i++)
         send[i] = val(t->node, me, i, round);
-    expect(pc_shm_gatherv(t, w, send, counts, displs, recv, root) == MPI_SUCCESS, "gatherv rc",
+    expect(pc_seg_gatherv(&t->seg, w, send, counts, displs, recv, root) == MPI_SUCCESS, "gatherv rc",
            round, root, me);
     if (me == root)
         for (int r = 0; r < L; r++)
@@ -90,7 +90,7 @@ static void round_bcast(pacoll_team_t *t, pc_wait_t *w, size_t m, int root, int 
     if (t->local_rank == root)
         for (size_t i = 0; i < m; i++)
             buf[i] = val(t->node, root, i, round);
-    expect(pc_shm_bcast(t, w, buf, m, root) == MPI_SUCCESS, "bcast rc", round, root, t->local_rank);
+    expect(pc_seg_bcast(&t->seg, w, buf, m, root) == MPI_SUCCESS, "bcast rc", round, root, t->local_rank);
     for (size_t i = 0; i < m; i++)
         if (buf[i] != val(t->node, root, i, round)) {
             expect(0, "bcast data", round, root, t->local_rank);
@@ -106,7 +106,7 @@ static void round_scatter(pacoll_team_t *t, pc_wait_t *w, size_t m, int root, in
     for (int r = 0; r < L; r++)
         for (size_t i = 0; i < m; i++)
             send[(size_t)r * m + i] = val(t->node, r, i, round);
-    expect(pc_shm_scatter(t, w, send, m, recv, root) == MPI_SUCCESS, "scatter rc", round, root, me);
+    expect(pc_seg_scatter(&t->seg, w, send, m, recv, root) == MPI_SUCCESS, "scatter rc", round, root, me);
     for (size_t i = 0; i < m; i++)
         if (recv[i] != val(t->node, me, i, round)) {
             expect(0, "scatter data", round, root, me);
@@ -126,7 +126,7 @@ static void round_scatterv(pacoll_team_t *t, pc_wait_t *w, size_t m, int root, i
     for (int r = 0; r < L; r++)
         for (size_t i = 0; i < counts[r]; i++)
             send[displs[r] + i] = val(t->node, r, i, round);
-    expect(pc_shm_scatterv(t, w, send, counts, displs, recv, root) == MPI_SUCCESS, "scatterv rc",
+    expect(pc_seg_scatterv(&t->seg, w, send, counts, displs, recv, root) == MPI_SUCCESS, "scatterv rc",
            round, root, me);
     for (size_t i = 0; i < counts[me]; i++)
         if (recv[i] != val(t->node, me, i, round)) {
@@ -149,7 +149,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     pc_wait_t w;
-    pc_wait_init(&w, t, "check_shm");
+    pc_wait_init(&w, &t->chan, "check_shm");
     static const size_t sizes[] = {0, 1, 7, 1000, 40000, 300000, 3};
     int round = 0, checks = 0;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {

@@ -58,7 +58,7 @@ static int step_count(const plan_t *pl, long d, long dist)
 
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {
-    plan_t pl = {t->size, t->cfg.ports + 1, 0};
+    plan_t pl = {t->size, t->cfg.chan.ports + 1, 0};
     pl.L = pc_ceil_log(pl.n, pl.K);
     int r = t->rank, n = pl.n;
     size_t m = a->m;
@@ -101,5 +101,11 @@ static double cost(const pc_cost_ctx_t *ctx, size_t m)
 }
 
 const pacoll_algo_t pc_allgather_bruck = {
-    "bruck", PACOLL_ALLGATHER, PACOLL_NEEDS_RMA, "multirail-smp-collectives-qsnet §5.1.2, eq. 1",
-    "k-port Bruck, any N, no local shift: ceil(log_{k+1} N)a + (N-1)/k mb", run, cost};
+    .name = "bruck",
+    .coll = PACOLL_ALLGATHER,
+    .needs = PACOLL_NEEDS_RMA,
+    .source = "multirail-smp-collectives-qsnet §5.1.2, eq. 1",
+    .summary = "k-port Bruck, any N, no local shift: ceil(log_{k+1} N)a + (N-1)/k mb",
+    .run = run,
+    .cost = cost,
+};

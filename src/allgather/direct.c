@@ -19,7 +19,12 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
 }
 
 const pacoll_algo_t pc_allgather_direct = {
-    "direct", PACOLL_ALLGATHER, PACOLL_NEEDS_RMA,
-    "multirail-smp-collectives-qsnet §4.2; pap-aware §4.3 (base)",
-    "k-port Direct: N-1 one-sided writes of the same block; ceil((N-1)/k)(a+mb)",
-    run, pc_direct_cost};
+    .name = "direct",
+    .coll = PACOLL_ALLGATHER,
+    .needs = PACOLL_NEEDS_RMA,
+    .source = "multirail-smp-collectives-qsnet §4.2; pap-aware §4.3 (base)",
+    .summary = "k-port Direct: N-1 one-sided writes of the same block; ceil((N-1)/k)(a+mb)",
+    .run = run,
+    .cost = pc_direct_cost,
+    .params = pc_direct_params,
+};

@@ -128,8 +128,8 @@ static int run_extra(pc_steps_t *st, const plan_t *pl, int r, const char *own, p
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {
     /* more ports than partners would only make every rank an extra */
-    int k = t->cfg.ports < t->size - 1 ? t->cfg.ports : (t->size > 1 ? t->size - 1 : 1);
-    plan_t pl = {t->size, k + 1, 0, 0, a->m};
+    int k = t->cfg.chan.ports < t->size - 1 ? t->cfg.chan.ports : (t->size > 1 ? t->size - 1 : 1);
+    plan_t pl = {.n = t->size, .K = k + 1, .m = a->m};
     pl.P = (int)pc_floor_pow(pl.n, pl.K);
     pl.L = pc_ceil_log(pl.P, pl.K);
     int r = t->rank;
@@ -168,7 +168,11 @@ static double cost(const pc_cost_ctx_t *ctx, size_t m)
 }
 
 const pacoll_algo_t pc_allgather_exchange = {
-    "exchange", PACOLL_ALLGATHER, PACOLL_NEEDS_RMA,
-    "multirail-smp-collectives-qsnet §5.1.2, eq. 3-4",
-    "k-port Standard Exchange (base k+1 recursive doubling), 2 correction rounds for other N", run,
-    cost};
+    .name = "exchange",
+    .coll = PACOLL_ALLGATHER,
+    .needs = PACOLL_NEEDS_RMA,
+    .source = "multirail-smp-collectives-qsnet §5.1.2, eq. 3-4",
+    .summary = "k-port Standard Exchange (base k+1 recursive doubling), 2 correction rounds for other N",
+    .run = run,
+    .cost = cost,
+};

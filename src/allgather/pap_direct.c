@@ -24,7 +24,12 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
 }
 
 const pacoll_algo_t pc_allgather_pap_direct = {
-    "pap_direct", PACOLL_ALLGATHER, PACOLL_NEEDS_RMA,
-    "pap-aware-alltoall-allgather-rdma §4.1, §4.3",
-    "arrival-aware Direct: the block to arrived peers first, never stalls; ceil((N-1)/k)(a+mb)",
-    run, pc_direct_cost};
+    .name = "pap_direct",
+    .coll = PACOLL_ALLGATHER,
+    .needs = PACOLL_NEEDS_RMA,
+    .source = "pap-aware-alltoall-allgather-rdma §4.1, §4.3",
+    .summary = "arrival-aware Direct: the block to arrived peers first, never stalls; ceil((N-1)/k)(a+mb)",
+    .run = run,
+    .cost = pc_direct_cost,
+    .params = pc_pap_params,
+};

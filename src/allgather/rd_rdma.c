@@ -234,9 +234,21 @@ static int run_doubler(rd_plan_t *p)
     return rc;
 }
 
+/* rdma-allgather §4.2's M_T: steps exchanging at most this many bytes go
+ * copy-based (measured: docs/RDMA_ALLGATHER.md); the eager slot caps it. */
+static const pc_param_t p_threshold = {
+    .env = "PACOLL_RD_THRESHOLD",
+    .kind = PC_PARAM_SIZE,
+    .dflt = 4096,
+    .lo = 0,
+    .hi = 0x1p63,
+    .help = "rd_rdma: steps up to this many bytes go copy-based (M_T)",
+};
+static const pc_param_t *const rd_params[] = {&p_threshold, NULL};
+
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {
-    rd_plan_t p = {.rbuf = a->rbuf, .m = a->m, .thr = t->cfg.rd_threshold, .n = t->size,
+    rd_plan_t p = {.rbuf = a->rbuf, .m = a->m, .thr = (size_t)pc_param(&t->cfg, &p_threshold), .n = t->size,
                    .rank = t->rank, .p2 = 1, .pack = NULL};
     while (p.p2 * 2 <= p.n)
         p.p2 *= 2;
@@ -244,14 +256,14 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
     if (p.extra > 0 && p.rank < p.p2 && p.thr > 0) {
         /* Groups holding extra blocks pack two ranges into one eager
          * message of at most one slot (and M_T). */
-        size_t cap = p.thr < t->cfg.eager_bytes ? p.thr : t->cfg.eager_bytes;
+        size_t cap = p.thr < t->cfg.chan.eager_bytes ? p.thr : t->cfg.chan.eager_bytes;
         if (cap > (size_t)p.n * p.m)
             cap = (size_t)p.n * p.m;
         p.pack = malloc(cap);
         if (!p.pack)
             return MPI_ERR_NO_MEM;
     }
-    pc_call_begin(&p.c, t, "allgather rd_rdma");
+    pc_call_begin(&p.c, &t->chan, "allgather rd_rdma");
     int rc = expose(&p);
     /* My block into its place: every send goes from the receive buffer. */
     pc_copy(p.rbuf + (size_t)p.rank * p.m, a->sbuf, p.m);
@@ -276,8 +288,12 @@ static double cost(const pc_cost_ctx_t *ctx, size_t m)
 }
 
 const pacoll_algo_t pc_allgather_rd_rdma = {
-    "rd_rdma", PACOLL_ALLGATHER, PACOLL_NEEDS_RMA,
-    "rdma-allgather-infiniband §4.2 (recursive doubling over RDMA, copy to zero-copy switch)",
-    "recursive doubling; steps <= PACOLL_RD_THRESHOLD copy-based, larger zero-copy; "
-    "lg(N)a+(N-1)mb",
-    run, cost};
+    .name = "rd_rdma",
+    .coll = PACOLL_ALLGATHER,
+    .needs = PACOLL_NEEDS_RMA,
+    .source = "rdma-allgather-infiniband §4.2 (recursive doubling over RDMA, copy to zero-copy switch)",
+    .summary = "recursive doubling; steps <= PACOLL_RD_THRESHOLD copy-based, larger zero-copy; lg(N)a+(N-1)mb",
+    .run = run,
+    .cost = cost,
+    .params = rd_params,
+};

@@ -36,7 +36,7 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
     size_t m = a->m, all = (size_t)n * m;
     pc_call_t c;
     pc_remote_t rem;
-    pc_call_begin(&c, t, "allgather ring_rdma");
+    pc_call_begin(&c, &t->chan, "allgather ring_rdma");
     int rc = MPI_SUCCESS;
     if (n > 1) { /* my whole buffer, once, to the one rank that writes it */
         rc = pc_expose_begin(&c, a->rbuf, all, pc_needs_window(&c, left));
@@ -71,7 +71,11 @@ static double cost(const pc_cost_ctx_t *ctx, size_t m)
 }
 
 const pacoll_algo_t pc_allgather_ring_rdma = {
-    "ring_rdma", PACOLL_ALLGATHER, PACOLL_NEEDS_RMA,
-    "rdma-allgather-infiniband §4.3 (ring over RDMA, zero-copy)",
-    "zero-copy ring: one registration, one address exchange per call; (N-1)(a+mb)",
-    run, cost};
+    .name = "ring_rdma",
+    .coll = PACOLL_ALLGATHER,
+    .needs = PACOLL_NEEDS_RMA,
+    .source = "rdma-allgather-infiniband §4.3 (ring over RDMA, zero-copy)",
+    .summary = "zero-copy ring: one registration, one address exchange per call; (N-1)(a+mb)",
+    .run = run,
+    .cost = cost,
+};

@@ -53,7 +53,7 @@ static int count_xfers(int nn, long K)
 static int exchange(pc_smp_t *s)
 {
     int nn = s->nn, v = s->t->node;
-    long K = (long)s->t->cfg.ports + 1;
+    long K = (long)s->t->cfg.chan.ports + 1;
     int nx = count_xfers(nn, K);
     pc_smp_xfer_t *x = malloc(2 * ((size_t)nx + 1) * sizeof *x), *recv = x, *send = x + nx + 1;
     int *step_end = malloc(((size_t)nx + 1) * sizeof *step_end), nsteps = 0;
@@ -117,8 +117,11 @@ static double cost(const pc_cost_ctx_t *ctx, size_t m)
 }
 
 const pacoll_algo_t pc_allgather_smp_bruck = {
-    "smp_bruck", PACOLL_ALLGATHER, PACOLL_NEEDS_RMA | PACOLL_NEEDS_SHM,
-    "multirail-smp-collectives-qsnet §5.2.2, §5.1.2 (Fig. 5)",
-    "shm gather, k-port Bruck among node masters into the remote node segments (no shift), "
-    "shm copy-out",
-    run, cost};
+    .name = "smp_bruck",
+    .coll = PACOLL_ALLGATHER,
+    .needs = PACOLL_NEEDS_RMA | PACOLL_NEEDS_SHM,
+    .source = "multirail-smp-collectives-qsnet §5.2.2, §5.1.2 (Fig. 5)",
+    .summary = "shm gather, k-port Bruck among node masters into the remote node segments (no shift), shm copy-out",
+    .run = run,
+    .cost = cost,
+};

@@ -83,7 +83,11 @@ static double cost(const pc_cost_ctx_t *ctx, size_t m)
 }
 
 const pacoll_algo_t pc_allgather_smp_direct = {
-    "smp_direct", PACOLL_ALLGATHER, PACOLL_NEEDS_RMA | PACOLL_NEEDS_SHM,
-    "multirail-smp-collectives-qsnet §5.2.2, Fig. 8",
-    "shm gather, k-port Direct among node masters into the remote node segments, shm copy-out",
-    run, cost};
+    .name = "smp_direct",
+    .coll = PACOLL_ALLGATHER,
+    .needs = PACOLL_NEEDS_RMA | PACOLL_NEEDS_SHM,
+    .source = "multirail-smp-collectives-qsnet §5.2.2, Fig. 8",
+    .summary = "shm gather, k-port Direct among node masters into the remote node segments, shm copy-out",
+    .run = run,
+    .cost = cost,
+};

@@ -91,7 +91,7 @@ static int children(const tree_t *tr, int v, int *out)
 
 static int exchange(pc_smp_t *s)
 {
-    tree_t tr = {s->nn, (long)s->t->cfg.ports + 1};
+    tree_t tr = {s->nn, (long)s->t->cfg.chan.ports + 1};
     int v = s->t->node, nn = s->nn;
     int *kids = malloc((size_t)nn * sizeof *kids);
     pc_smp_xfer_t *x = malloc(((size_t)nn + 1) * sizeof *x);
@@ -158,6 +158,11 @@ static double cost(const pc_cost_ctx_t *ctx, size_t m)
 }
 
 const pacoll_algo_t pc_allgather_smp_gather_bcast = {
-    "smp_gather_bcast", PACOLL_ALLGATHER, PACOLL_NEEDS_RMA | PACOLL_NEEDS_SHM,
-    "multirail-smp-collectives-qsnet §5.2.1, Fig. 7; §5.1.1 eq. 1",
-    "shm gather, k-nomial tree gather + broadcast among node masters, shm copy-out", run, cost};
+    .name = "smp_gather_bcast",
+    .coll = PACOLL_ALLGATHER,
+    .needs = PACOLL_NEEDS_RMA | PACOLL_NEEDS_SHM,
+    .source = "multirail-smp-collectives-qsnet §5.2.1, Fig. 7; §5.1.1 eq. 1",
+    .summary = "shm gather, k-nomial tree gather + broadcast among node masters, shm copy-out",
+    .run = run,
+    .cost = cost,
+};

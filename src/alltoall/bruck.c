@@ -39,5 +39,11 @@ static double cost(const pc_cost_ctx_t *ctx, size_t m)
 }
 
 const pacoll_algo_t pc_alltoall_bruck = {
-    "bruck", PACOLL_ALLTOALL, PACOLL_NEEDS_RMA, "multirail-smp-collectives-qsnet §5.1.3, eq. 5",
-    "k-port Bruck, any N, rotations by index arithmetic: ceil(log_{k+1} N) steps", run, cost};
+    .name = "bruck",
+    .coll = PACOLL_ALLTOALL,
+    .needs = PACOLL_NEEDS_RMA,
+    .source = "multirail-smp-collectives-qsnet §5.1.3, eq. 5",
+    .summary = "k-port Bruck, any N, rotations by index arithmetic: ceil(log_{k+1} N) steps",
+    .run = run,
+    .cost = cost,
+};

@@ -20,7 +20,12 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
 }
 
 const pacoll_algo_t pc_alltoall_direct = {
-    "direct", PACOLL_ALLTOALL, PACOLL_NEEDS_RMA,
-    "multirail-smp-collectives-qsnet §4.2; pap-aware §4.2 (base)",
-    "k-port Direct: N-1 one-sided writes, PACOLL_PORTS in flight; ceil((N-1)/k)(a+mb)",
-    run, pc_direct_cost};
+    .name = "direct",
+    .coll = PACOLL_ALLTOALL,
+    .needs = PACOLL_NEEDS_RMA,
+    .source = "multirail-smp-collectives-qsnet §4.2; pap-aware §4.2 (base)",
+    .summary = "k-port Direct: N-1 one-sided writes, PACOLL_PORTS in flight; ceil((N-1)/k)(a+mb)",
+    .run = run,
+    .cost = pc_direct_cost,
+    .params = pc_direct_params,
+};

@@ -44,5 +44,11 @@ static double cost(const pc_cost_ctx_t *ctx, size_t m)
 }
 
 const pacoll_algo_t pc_alltoall_exchange = {
-    "exchange", PACOLL_ALLTOALL, PACOLL_NEEDS_RMA, "multirail-smp-collectives-qsnet §5.1.3, eq. 5",
-    "k-port Standard Exchange (carry-free digits), 2 correction rounds for other N", run, cost};
+    .name = "exchange",
+    .coll = PACOLL_ALLTOALL,
+    .needs = PACOLL_NEEDS_RMA,
+    .source = "multirail-smp-collectives-qsnet §5.1.3, eq. 5",
+    .summary = "k-port Standard Exchange (carry-free digits), 2 correction rounds for other N",
+    .run = run,
+    .cost = cost,
+};

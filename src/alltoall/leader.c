@@ -24,9 +24,9 @@
  *     leaders' sub-team).  With equal nodes it is an alltoall of L^2 m-byte
  *     blocks; with uneven nodes the block for node B is L_A L_B m bytes, an
  *     alltoallv.  The own node's block is exchanged too (a local copy; step
- *     3 reads the send half anyway): under SMPI 3.32, leaving it out (a
- *     zero-copy exposure whose first bytes no sender writes) made puts fail
- *     with MPI_ERR_RMA_RANGE (measured: uneven halves of 16 ranks).
+ *     3 reads the send half anyway): leaving it out (a zero-copy exposure
+ *     whose first bytes no sender writes) made the simulator's puts fail
+ *     with MPI_ERR_RMA_RANGE (docs/MULTICORE.md).
  *   - Uneven nodes and any placement (node_ranks) are covered by the offsets
  *     above; the segment holds 2 L_A P m bytes.  Above PACOLL_SHM_MAX the
  *     call runs `direct` instead (the test uses the largest node, so every
@@ -95,8 +95,8 @@ static int leaders_exchange(pacoll_team_t *t, const pc_args_t *a, const char *se
         return MPI_ERR_INTERN;
     }
     const size_t m = a->m, la = (size_t)t->local_size;
-    if (pc_hier_even(t)) {
-        pc_args_t in = {PACOLL_ALLTOALL, send, recv, la * la * m, NULL, NULL, NULL, NULL, 0};
+    if (pc_team_even(t)) {
+        pc_args_t in = {.coll = PACOLL_ALLTOALL, .sbuf = send, .rbuf = recv, .m = la * la * m};
         return pc_hier_inner(t, sub, &in);
     }
     size_t *v = malloc(2 * (size_t)t->nnodes * sizeof *v);
@@ -108,7 +108,8 @@ static int leaders_exchange(pacoll_team_t *t, const pc_args_t *a, const char *se
         counts[b] = la * lb * m; /* the same both ways; own node: see above */
         displs[b] = node_part(t, b, m);
     }
-    pc_args_t in = {PACOLL_ALLTOALLV, send, recv, 0, counts, displs, counts, displs, 0};
+    pc_args_t in = {.coll = PACOLL_ALLTOALLV, .sbuf = send, .rbuf = recv, .scounts = counts,
+                    .sdispls = displs, .rcounts = counts, .rdispls = displs};
     rc = pc_hier_inner(t, sub, &in);
     free(v);
     return rc;
@@ -117,30 +118,30 @@ static int leaders_exchange(pacoll_team_t *t, const pc_args_t *a, const char *se
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {
     const size_t half = (size_t)t->local_size * (size_t)t->size * a->m;
-    if (2 * (size_t)t->ppn_max * (size_t)t->size * a->m > t->cfg.shm_max)
+    if (2 * (size_t)t->ppn_max * (size_t)t->size * a->m > t->cfg.chan.shm_max)
         return pc_alltoall_direct.run(t, a);
     pc_wait_t w;
-    pc_wait_init(&w, t, "alltoall leader");
-    pc_shm_op_t in, out;
-    int rc = pc_shm_begin(t, 2 * half, &w, &in);
+    pc_wait_init(&w, &t->chan, "alltoall leader");
+    pc_seg_op_t in, out;
+    int rc = pc_seg_begin(&t->seg, 2 * half, &w, &in);
     if (rc != MPI_SUCCESS)
         return rc;
     char *send = in.buf, *recv = in.buf + half;
     pack(t, a, send);
-    pc_shm_post(&in);
+    pc_seg_post(&in);
     if (t->local_rank == 0) {
-        rc = pc_shm_wait_all_posts(&in);
+        rc = pc_seg_wait_all_posts(&in);
         if (rc == MPI_SUCCESS)
             rc = leaders_exchange(t, a, send, recv);
     }
-    pc_shm_end(&in);
+    pc_seg_end(&in);
     /* The next operation starts once every local rank, the leader too, is
      * done with this one: for the others that is "the leader's results are
      * in the receive half".  Nobody writes the area in it, so it stays. */
-    int rc2 = pc_shm_begin(t, 2 * half, &w, &out);
+    int rc2 = pc_seg_begin(&t->seg, 2 * half, &w, &out);
     if (rc2 == MPI_SUCCESS) {
         unpack(t, a, out.buf, out.buf + half);
-        pc_shm_end(&out);
+        pc_seg_end(&out);
     }
     return rc != MPI_SUCCESS ? rc : rc2;
 }
@@ -153,7 +154,12 @@ static double cost(const pc_cost_ctx_t *c, size_t m)
 }
 
 const pacoll_algo_t pc_alltoall_leader = {
-    "leader", PACOLL_ALLTOALL, PACOLL_NEEDS_RMA | PACOLL_NEEDS_SHM,
-    "multicore-aware-alltoall slides, leader-based scheme (related work)",
-    "node leaders gather through shm, alltoall(v) among leaders (PACOLL_LEADER_ALG), scatter",
-    run, cost};
+    .name = "leader",
+    .coll = PACOLL_ALLTOALL,
+    .needs = PACOLL_NEEDS_RMA | PACOLL_NEEDS_SHM,
+    .source = "multicore-aware-alltoall slides, leader-based scheme (related work)",
+    .summary = "node leaders gather through shm, alltoall(v) among leaders (PACOLL_LEADER_ALG), scatter",
+    .run = run,
+    .cost = cost,
+    .params = (const pc_param_t *const[]){&pc_param_leader_alg, NULL},
+};

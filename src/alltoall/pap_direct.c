@@ -35,7 +35,12 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
 }
 
 const pacoll_algo_t pc_alltoall_pap_direct = {
-    "pap_direct", PACOLL_ALLTOALL, PACOLL_NEEDS_RMA,
-    "pap-aware-alltoall-allgather-rdma §4.1-4.2 (Fig. 5)",
-    "arrival-aware Direct: writes to arrived peers first, never stalls; ceil((N-1)/k)(a+mb)",
-    run, pc_direct_cost};
+    .name = "pap_direct",
+    .coll = PACOLL_ALLTOALL,
+    .needs = PACOLL_NEEDS_RMA,
+    .source = "pap-aware-alltoall-allgather-rdma §4.1-4.2 (Fig. 5)",
+    .summary = "arrival-aware Direct: writes to arrived peers first, never stalls; ceil((N-1)/k)(a+mb)",
+    .run = run,
+    .cost = pc_direct_cost,
+    .params = pc_pap_params,
+};

@@ -1,12 +1,8 @@
 /*
  * alltoall "pap_shm_direct": the arrival-pattern- and shared-memory-aware Direct alltoall.
  *
- * Source: pap-aware-alltoall-allgather-rdma §4.4 (Fig. 6).  Three phases over the node segment
- * (src/engine/node_direct.c): every local rank copies its data into the
- * segment (gather to the master, local index 0); the masters exchange the
- * node blocks with the k-port Direct exchange, zero-copy straight into the
- * remote node's segment or copy-based through the eager slots; every local
- * rank copies its blocks out (scatter).
+ * Source: pap-aware-alltoall-allgather-rdma §4.4 (Fig. 6).
+ * The three phases over the node segment, phase 3 a scatter: engine/node_direct.h.
  * Arrival-aware (pap-aware §4.4-4.5): the masters' exchange is pap_direct's,
  * and each remote node's data is handed out as soon as it lands (one done
  * flag per remote master), without waiting for the other masters.  Phase 1
@@ -25,7 +21,12 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
 }
 
 const pacoll_algo_t pc_alltoall_pap_shm_direct = {
-    "pap_shm_direct", PACOLL_ALLTOALL, PACOLL_NEEDS_RMA | PACOLL_NEEDS_SHM,
-    "pap-aware-alltoall-allgather-rdma §4.4 (Fig. 6)",
-    "shm gather, arrival-aware Direct among masters, each node's data scattered as it lands",
-    run, pc_node_alltoall_cost};
+    .name = "pap_shm_direct",
+    .coll = PACOLL_ALLTOALL,
+    .needs = PACOLL_NEEDS_RMA | PACOLL_NEEDS_SHM,
+    .source = "pap-aware-alltoall-allgather-rdma §4.4 (Fig. 6)",
+    .summary = "shm gather, arrival-aware Direct among masters, each node's data scattered as it lands",
+    .run = run,
+    .cost = pc_node_alltoall_cost,
+    .params = pc_pap_params,
+};

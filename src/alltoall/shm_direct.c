@@ -1,12 +1,8 @@
 /*
  * alltoall "shm_direct": the shared-memory-aware Direct alltoall.
  *
- * Source: pap-aware-alltoall-allgather-rdma §4.4 (Shm_Direct); multirail-smp-collectives-qsnet §5.2.  Three phases over the node segment
- * (src/engine/node_direct.c): every local rank copies its data into the
- * segment (gather to the master, local index 0); the masters exchange the
- * node blocks with the k-port Direct exchange, zero-copy straight into the
- * remote node's segment or copy-based through the eager slots; every local
- * rank copies its blocks out (scatter).
+ * Source: pap-aware-alltoall-allgather-rdma §4.4 (Shm_Direct); multirail-smp-collectives-qsnet §5.2.
+ * The three phases over the node segment, phase 3 a scatter: engine/node_direct.h.
  * Not arrival-aware: the masters' exchange is plain Direct, and the local
  * ranks copy out once every master's data has landed (one flag).
  * Teams with one rank per node run the Direct exchange itself.
@@ -23,7 +19,12 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
 }
 
 const pacoll_algo_t pc_alltoall_shm_direct = {
-    "shm_direct", PACOLL_ALLTOALL, PACOLL_NEEDS_RMA | PACOLL_NEEDS_SHM,
-    "pap-aware-alltoall-allgather-rdma §4.4 (Shm_Direct); multirail-smp-collectives-qsnet §5.2",
-    "shm gather to the node master, Direct among masters into the remote segment, shm scatter",
-    run, pc_node_alltoall_cost};
+    .name = "shm_direct",
+    .coll = PACOLL_ALLTOALL,
+    .needs = PACOLL_NEEDS_RMA | PACOLL_NEEDS_SHM,
+    .source = "pap-aware-alltoall-allgather-rdma §4.4 (Shm_Direct); multirail-smp-collectives-qsnet §5.2",
+    .summary = "shm gather to the node master, Direct among masters into the remote segment, shm scatter",
+    .run = run,
+    .cost = pc_node_alltoall_cost,
+    .params = pc_direct_params,
+};

@@ -11,23 +11,20 @@
  */
 #include "engine/direct_engine.h"
 
-static size_t scount(const pc_layout_t *x, int p) { return x->a->scounts[p]; }
-static size_t sdisp(const pc_layout_t *x, int p) { return x->a->sdispls[p]; }
-static size_t rcount(const pc_layout_t *x, int p) { return x->a->rcounts[p]; }
-static size_t rdisp(const pc_layout_t *x, int p) { return x->a->rdispls[p]; }
-
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {
-    size_t span = 0;
-    for (int p = 0; p < t->size; p++)
-        if (a->rcounts[p] > 0 && a->rdispls[p] + a->rcounts[p] > span)
-            span = a->rdispls[p] + a->rcounts[p];
-    pc_layout_t x = {a, scount, sdisp, rcount, rdisp, span};
+    pc_layout_t x;
+    pc_layout_alltoallv(&x, a, t->size);
     return pc_direct_exchange(t, "alltoallv direct", &x);
 }
 
 const pacoll_algo_t pc_alltoallv_direct = {
-    "direct", PACOLL_ALLTOALLV, PACOLL_NEEDS_RMA,
-    "multirail-smp-collectives-qsnet §4.2; the baseline of sloavx §V",
-    "k-port Direct with per-pair sizes; ceil((N-1)/k)(a+mb), m the largest block", run,
-    pc_direct_cost};
+    .name = "direct",
+    .coll = PACOLL_ALLTOALLV,
+    .needs = PACOLL_NEEDS_RMA,
+    .source = "multirail-smp-collectives-qsnet §4.2; the baseline of sloavx §V",
+    .summary = "k-port Direct with per-pair sizes; ceil((N-1)/k)(a+mb), m the largest block",
+    .run = run,
+    .cost = pc_direct_cost,
+    .params = pc_direct_params,
+};

@@ -482,7 +482,7 @@ static int round_headers(sloav_t *s, int k, char *zc_in, size_t *in_len)
                 continue;
             int src = peer_from(s, d * (int)s->pw[k]);
             const void *msg = NULL;
-            if (left == 1) /* the last partner: wait for it alone (exact under SMPI) */
+            if (left == 1) /* the last partner: wait for it alone (a blocking wait where the transport has one) */
                 rc = pc_eager_wait(c, src, PC_EAGER_ANY, &msg); /* sized by its word */
             else
                 msg = pc_eager_poll(c, src, PC_EAGER_ANY);
@@ -571,22 +571,15 @@ static int one_round(sloav_t *s, int k)
  * rank, so they all fall back to `direct` together when it does not. */
 static int eager_usable(const pacoll_team_t *t)
 {
-    size_t per = t->cfg.slot_budget / ((size_t)PC_GENS * (size_t)t->size);
-    return t->cfg.eager_bytes >= SLOAV_MIN_SLOT && per >= SLOAV_MIN_SLOT;
+    size_t per = t->cfg.chan.slot_budget / ((size_t)PC_GENS * (size_t)t->size);
+    return t->cfg.chan.eager_bytes >= SLOAV_MIN_SLOT && per >= SLOAV_MIN_SLOT;
 }
 
-static size_t scount(const pc_layout_t *x, int p) { return x->a->scounts[p]; }
-static size_t sdisp(const pc_layout_t *x, int p) { return x->a->sdispls[p]; }
-static size_t rcount(const pc_layout_t *x, int p) { return x->a->rcounts[p]; }
-static size_t rdisp(const pc_layout_t *x, int p) { return x->a->rdispls[p]; }
 
 static int run_direct(pacoll_team_t *t, const char *what, const pc_args_t *a)
 {
-    size_t span = 0;
-    for (int p = 0; p < t->size; p++)
-        if (a->rcounts[p] > 0 && a->rdispls[p] + a->rcounts[p] > span)
-            span = a->rdispls[p] + a->rcounts[p];
-    pc_layout_t x = {a, scount, sdisp, rcount, rdisp, span};
+    pc_layout_t x;
+    pc_layout_alltoallv(&x, a, t->size);
     return pc_direct_exchange(t, what, &x);
 }
 
@@ -611,7 +604,7 @@ int pc_sloav_exchange(pacoll_team_t *t, const char *what, const pc_args_t *a, in
     s.r = radix < 2 ? 2 : radix;
     s.rounds = pc_sloav_rounds(s.n, s.r);
     s.linear = linear;
-    pc_call_begin(&s.c, t, what);
+    pc_call_begin(&s.c, &t->chan, what);
     /* The own block never travels. */
     if (a->scounts[s.me] > 0)
         pc_copy(a->rbuf + a->rdispls[s.me], a->sbuf + a->sdispls[s.me], a->scounts[s.me]);
@@ -651,6 +644,25 @@ double pc_sloav_model(int p, int radix, int ports, size_t m, double alpha, doubl
     return k * waves * (starts * alpha + per_msg * beta) + k * (double)p * (double)m * beta_copy;
 }
 
+const pc_param_t pc_param_sloav_radix = {
+    .env = "PACOLL_SLOAV_RADIX",
+    .kind = PC_PARAM_INT,
+    .dflt = PC_SLOAV_RADIX_DEFAULT,
+    .lo = 2,
+    .hi = 1 << 20,
+    .help = "sloav/sloavx: radix r of the Bruck rounds (ceil(log_r N) rounds)",
+};
+const pc_param_t pc_param_sloav_linear = {
+    .env = "PACOLL_SLOAV_LINEAR",
+    .kind = PC_PARAM_SIZE,
+    .dflt = (double)PC_SLOAV_LINEAR_DEFAULT,
+    .lo = 0,
+    .hi = (double)PC_SLOAV_LINEAR_MAX,
+    .help = "sloav/sloavx: elements larger than this go straight, not relayed",
+};
+const pc_param_t *const pc_sloav_params[] = {&pc_param_sloav_radix, &pc_param_sloav_linear,
+                                             &pc_param_direct_order, NULL};
+
 static double cost(const pc_cost_ctx_t *ctx, size_t m)
 {
     return pc_sloav_model(ctx->p, PC_SLOAV_RADIX_DEFAULT, ctx->ports, m, ctx->alpha, ctx->beta,
@@ -659,12 +671,17 @@ static double cost(const pc_cost_ctx_t *ctx, size_t m)
 
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {
-    return pc_sloav_exchange(t, "alltoallv sloav", a, t->cfg.sloav_radix, t->cfg.sloav_linear);
+    return pc_sloav_exchange(t, "alltoallv sloav", a, (int)pc_param(&t->cfg, &pc_param_sloav_radix),
+                             (size_t)pc_param(&t->cfg, &pc_param_sloav_linear));
 }
 
 const pacoll_algo_t pc_alltoallv_sloav = {
-    "sloav", PACOLL_ALLTOALLV, PACOLL_NEEDS_RMA,
-    "sloavx-logarithmic-alltoallv §III; radix r after Fan et al. HPDC'22 (TuNA)",
-    "SLOAV: radix-r Bruck in ceil(log_r N) rounds with an element index table, size+data per "
-    "merged message; elements above PACOLL_SLOAV_LINEAR go straight",
-    run, cost};
+    .name = "sloav",
+    .coll = PACOLL_ALLTOALLV,
+    .needs = PACOLL_NEEDS_RMA,
+    .source = "sloavx-logarithmic-alltoallv §III; radix r after Fan et al. HPDC'22 (TuNA)",
+    .summary = "SLOAV: radix-r Bruck in ceil(log_r N) rounds with an element index table, size+data per merged message; elements above PACOLL_SLOAV_LINEAR go straight",
+    .run = run,
+    .cost = cost,
+    .params = pc_sloav_params,
+};

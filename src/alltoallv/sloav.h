@@ -23,6 +23,12 @@
 int pc_sloav_exchange(pacoll_team_t *t, const char *what, const pc_args_t *a, int radix,
                       size_t linear);
 
+/* PACOLL_SLOAV_RADIX and PACOLL_SLOAV_LINEAR (sloav.c), read from team
+ * t's configuration; pc_sloav_params lists them (and the Direct engine's
+ * order, which the straight sends follow) for the descriptors. */
+extern const pc_param_t pc_param_sloav_radix, pc_param_sloav_linear;
+extern const pc_param_t *const pc_sloav_params[];
+
 /* Rounds of a radix-r Bruck exchange among p ranks: ceil(log_r p). */
 int pc_sloav_rounds(int p, int radix);
 

@@ -202,10 +202,11 @@ static int leaders_exchange(pacoll_team_t *t, const layout_t *x, char *area)
     for (int m = 0; m < x->nn; m++)
         if (m != t->node)
             sc[m] = x->send_part[m], rc[m] = x->recv_part[m];
-    pc_args_t la = {PACOLL_ALLTOALLV, area, area + x->total_send, 0, sc, x->send_off, rc,
-                    x->recv_off, 0};
-    err = pc_sloav_exchange(lt, "alltoallv sloavx (leaders)", &la, t->cfg.sloav_radix,
-                            t->cfg.sloav_linear);
+    pc_args_t la = {.coll = PACOLL_ALLTOALLV, .sbuf = area, .rbuf = area + x->total_send,
+                    .scounts = sc, .sdispls = x->send_off, .rcounts = rc, .rdispls = x->recv_off};
+    err = pc_sloav_exchange(lt, "alltoallv sloavx (leaders)", &la,
+                            (int)pc_param(&t->cfg, &pc_param_sloav_radix),
+                            (size_t)pc_param(&t->cfg, &pc_param_sloav_linear));
     free(sc);
     return err;
 }
@@ -213,47 +214,47 @@ static int leaders_exchange(pacoll_team_t *t, const layout_t *x, char *area)
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {
     pc_wait_t w;
-    pc_wait_init(&w, t, "alltoallv sloavx");
+    pc_wait_init(&w, &t->chan, "alltoallv sloavx");
     layout_t x;
     int rc = layout_alloc(&x, t->nnodes, t->size);
-    pc_shm_op_t op;
+    pc_seg_op_t op;
     /* 1. sizes */
     size_t sizes = (size_t)t->local_size * ((size_t)t->nnodes + (size_t)t->size) * 8;
     if (rc == MPI_SUCCESS)
-        rc = pc_shm_begin(t, sizes, &w, &op);
+        rc = pc_seg_begin(&t->seg, sizes, &w, &op);
     if (rc != MPI_SUCCESS) {
         layout_free(&x);
         return rc;
     }
     write_row(t, a, op.buf);
-    pc_shm_post(&op);
-    rc = pc_shm_wait_all_posts(&op);
+    pc_seg_post(&op);
+    rc = pc_seg_wait_all_posts(&op);
     if (rc == MPI_SUCCESS)
         rc = compute_layout(t, op.buf, &x);
-    pc_shm_end(&op);
+    pc_seg_end(&op);
     /* 2. data in, the leaders' exchange (the segment may grow here: every
      *    local process computed the same total). */
     size_t bytes = x.total_send + x.total_recv;
     if (rc == MPI_SUCCESS)
-        rc = pc_shm_begin(t, bytes, &w, &op);
+        rc = pc_seg_begin(&t->seg, bytes, &w, &op);
     if (rc != MPI_SUCCESS) {
         layout_free(&x);
         return rc;
     }
     copy_in(t, a, &x, op.buf);
-    pc_shm_post(&op);
+    pc_seg_post(&op);
     if (t->local_rank == 0) {
-        rc = pc_shm_wait_all_posts(&op);
+        rc = pc_seg_wait_all_posts(&op);
         if (rc == MPI_SUCCESS && t->nnodes > 1)
             rc = leaders_exchange(t, &x, op.buf);
         pc_charge_settle(); /* the copies' time passes before the flag is seen */
     }
-    pc_shm_end(&op);
+    pc_seg_end(&op);
     /* 3. out: this operation starts once the leader is done with the last */
-    int rc2 = pc_shm_begin(t, bytes, &w, &op);
+    int rc2 = pc_seg_begin(&t->seg, bytes, &w, &op);
     if (rc2 == MPI_SUCCESS) {
         copy_out(t, a, &x, op.buf);
-        pc_shm_end(&op);
+        pc_seg_end(&op);
     }
     layout_free(&x);
     return rc != MPI_SUCCESS ? rc : rc2;
@@ -269,8 +270,12 @@ static double cost(const pc_cost_ctx_t *ctx, size_t m)
 }
 
 const pacoll_algo_t pc_alltoallv_sloavx = {
-    "sloavx", PACOLL_ALLTOALLV, PACOLL_NEEDS_RMA | PACOLL_NEEDS_SHM,
-    "sloavx-logarithmic-alltoallv §IV",
-    "SLOAVx: node leaders gather through shared memory, run SLOAV on node partitions, "
-    "processes read their blocks from shared memory",
-    run, cost};
+    .name = "sloavx",
+    .coll = PACOLL_ALLTOALLV,
+    .needs = PACOLL_NEEDS_RMA | PACOLL_NEEDS_SHM,
+    .source = "sloavx-logarithmic-alltoallv §IV",
+    .summary = "SLOAVx: node leaders gather through shared memory, run SLOAV on node partitions, processes read their blocks from shared memory",
+    .run = run,
+    .cost = cost,
+    .params = pc_sloav_params,
+};

@@ -5,6 +5,7 @@
  */
 #include "api/api.h"
 #include "core/context.h"
+#include "select/nic.h"
 #include "select/select.h"
 #include "profile/profile.h"
 
@@ -32,7 +33,7 @@ static void say_once(pacoll_team_t *t, const char *fmt, const char *coll, const 
 {
     char msg[PC_MSG_LEN];
     pc_context_t *ctx = pc_context_get(0);
-    if (!(t ? t->cfg.verbose : pc_env_verbose()))
+    if (!(t ? t->cfg.chan.verbose : pc_env_verbose()))
         return;
     snprintf(msg, sizeof msg, fmt, coll, what);
     if (!ctx || pc_context_first_reason(ctx, msg))
@@ -127,16 +128,17 @@ static int run_algo(const pc_mpi_call_t *c, pacoll_team_t *t, int idx)
     }
     int skip = c->coll != PACOLL_ALLTOALLV && n.args.m == 0; /* nothing moves, on every rank */
     /* the channel's counters before, to charge this call's share to a */
-    uint64_t adv0 = t->rma.adv_sent, att0 = t->rma.rc.misses, reg0 = t->rma.rc.hits + att0;
+    pc_chan_stats_t before = pc_chan_stats(&t->chan);
     if (!skip) {
         rc = pc_verdict_run(t);
         if (rc == MPI_SUCCESS)
             rc = a->run(t, &n.args);
         pc_verdict_ran(&t->verdict);
     }
-    t->stats[idx].adverts += t->rma.adv_sent - adv0;
-    t->stats[idx].attaches += t->rma.rc.misses - att0;
-    t->stats[idx].registers += t->rma.rc.hits + t->rma.rc.misses - reg0;
+    pc_chan_stats_t after = pc_chan_stats(&t->chan);
+    t->stats[idx].adverts += after.adverts - before.adverts;
+    t->stats[idx].attaches += after.attaches - before.attaches;
+    t->stats[idx].registers += after.registers - before.registers;
     int rc2 = pc_norm_finish(c, t, &n, rc == MPI_SUCCESS);
     count(t, c, idx, n.sent);
     pc_verdict_t *v = &t->verdict;
@@ -189,6 +191,8 @@ static int dispatch(const pc_mpi_call_t *c, const char *site)
             return pc_raise(c->comm, rc, 1, "%s: pacoll could not set up the communicator",
                             pacoll_coll_name(c->coll));
     }
+    if (!t->rules) /* the team's first call: a bad rules file fails it */
+        pc_rules_load(t);
     if (t->cfg.error) /* a bad setting: said loudly once per communicator */
         return pc_raise(c->comm, t->cfg.error, !t->cfg.error_told++, "%s", t->cfg.error_msg);
     if (pc_verdict_begin(t) != MPI_SUCCESS)
@@ -197,9 +201,12 @@ static int dispatch(const pc_mpi_call_t *c, const char *site)
     int idx;
     if (forced(c, t, site, &idx, &ck) != MPI_SUCCESS)
         return reject(c, t, &ck);
-    if (idx < 0) /* the rules or the cost model */
+    if (idx < 0) { /* the rules or the cost model */
+        if (t->nic < 0) /* the first call that selects: every rank's same call */
+            t->nic = pc_nic_measure(t);
         idx = pc_select(t, c->coll,
                         c->coll == PACOLL_ALLTOALLV ? 0 : pc_block_bytes(c, t->rank));
+    }
     const pacoll_algo_t *a = pc_registry_get(idx);
     const char *why;
     if (a->run && !pc_algo_can_run(t, a, &why)) {

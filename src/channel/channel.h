@@ -1,5 +1,15 @@
 /*
- * The one-sided channel: the papers' RDMA primitives on MPI-3.
+ * The one-sided channel: the papers' RDMA primitives, over three
+ * transports behind one table of functions (channel/transport.h):
+ *   shm      a peer on this host: loads and stores into a shared segment,
+ *            zero-copy data by one cross-memory copy (channel/shm.c);
+ *   mpi_rma  a peer on another host: MPI_Put into windows made once per
+ *            team (channel/mpi_rma.c);
+ *   smpi     a peer on another simulated host under SimGrid: small writes
+ *            as messages, data by window or host-to-host transfer
+ *            (channel/smpi.c, built only with smpicc).
+ * PACOLL_TRANSPORT=rma sends everything through the remote transport, so
+ * the remote path is tested on one machine.
  *
  * Every rank owns a mailbox that every peer can write:
  *   - progress: the last call this rank finished (read by peers that need
@@ -11,30 +21,17 @@
  *   - per sender q, three eager slots (the pre-registered "collective
  *     buffer" of rdma-allgather §4.2, cycled over three generations so that
  *     back-to-back calls never collide and nothing is ever cleared).
+ * Flags carry the call sequence number; data is complete before its flag.
  *
- * Peers on another host reach the mailbox with MPI_Put into a window made
- * once per team (MPI_Win_allocate, lock_all held for the team's life), and
- * zero-copy data with MPI_Put into a dynamic window the receive buffer is
- * attached to (through the registration cache).  Peers on the same host
- * reach it with loads and stores into a shared segment, and zero-copy data
- * with one cross-memory copy (process_vm_writev: single copy, like RDMA
- * write), or a plain copy under SMPI, where all ranks share one address
- * space.  Under SMPI a zero-copy write to another host may also be a plain
- * copy timed by a host-to-host transfer (PACOLL_SIM_PUT=transfer, rma.c).  PACOLL_TRANSPORT=rma sends everything through MPI RMA, so the
- * remote path is tested on one machine.
- *
- * Flags carry the call sequence number; data is complete before its flag
- * (MPI_Win_flush between them, or a release store).
+ * The channel sees its peers through channel/peers.h, never the team.
  */
-#ifndef PACOLL_RMA_H
-#define PACOLL_RMA_H
+#ifndef PACOLL_CHANNEL_H
+#define PACOLL_CHANNEL_H
 
-#include "base/internal.h"
+#include "channel/peers.h"
 #include "channel/wait.h"
 
 #define PC_GENS 3
-/* Message kinds of the SMPI notifications: eager per generation, adv, done. */
-#define PC_SIM_KINDS (PC_GENS + 2)
 
 typedef struct pc_entry { /* one 64-byte mailbox entry, written by one sender */
     uint64_t adv_addr, adv_len, adv_pid, adv_seq;
@@ -48,8 +45,8 @@ typedef struct pc_regent { /* a buffer attached to the dynamic window */
     uint64_t last_use;
 } pc_regent_t;
 
-/* Open MPI 4.1's osc/ucx breaks at 32 attached regions (measured): stay
- * well below. */
+/* Open MPI 4.1's osc/ucx breaks at 32 attached regions
+ * (docs/ARCHITECTURE.md): stay well below. */
 #define PC_REGCACHE_SLOTS 16
 #if PACOLL_UNDER_SMPI
 #define PC_REGCACHE_MAX 1
@@ -71,7 +68,12 @@ typedef struct pc_pending { /* a put whose flag is not yet written */
     uint64_t value;
 } pc_pending_t;
 
-typedef struct pc_rma {
+typedef struct pc_transport pc_transport_t; /* channel/transport.h */
+struct pc_smpi;                               /* channel/smpi.c */
+
+typedef struct pc_chan {
+    pc_peers_t peers;
+    const pc_transport_t *remote; /* peers on another host (or all, PACOLL_TRANSPORT=rma) */
     /* MPI RMA: mailboxes of all team ranks, and the dynamic window */
     int have_win;
     MPI_Win win, dwin;
@@ -88,35 +90,19 @@ typedef struct pc_rma {
     /* per peer, per call */
     uint64_t *known_progress; /* lower bound of each peer's finished call */
     uint32_t *zputs;          /* zero-copy puts to each peer in this call */
-    pc_pending_t *pending;
-    uint64_t (*advbuf)[4]; /* per peer: the advertisement being sent */
-    int *advpeers;        /* peers advertised to over RMA in this call */
-    int nadv;
+    pc_pending_t *pending;    /* puts whose flags wait for their data (ports) */
     int npending;
+    uint64_t (*advbuf)[4]; /* per peer: the advertisement being sent */
+    int *advpeers;         /* peers advertised to over RMA in this call */
+    int nadv;
     pc_regcache_t rc;
-    uint64_t adv_sent, zput_bytes, eager_bytes;
+    uint64_t adv_sent, zput_bytes, eager_bytes; /* statistics */
     /* Every peer has finished every call up to floor (see
      * pc_call_all_arrived): its slots of those calls are free again. */
     uint64_t floor;
-    /* Under SMPI only (rma.c, "notifications"): one posted receive per
-     * peer and kind (eager slot of each generation, advertisement, done
-     * counter), and the done counters' landing words. */
-    MPI_Request *sim_rq;
-    uint64_t *sim_done;
-    int sim_tested; /* see pc_sim_tested_receives */
-    /* Simulated time at which the last probe found nothing for this rank
-     * (sim_take's quiet gate), and whether it found anything at all. */
-    double sim_probed_at;
-    int sim_pending;
-    int sim_block; /* a single-message wait: receive blocking (sim_block_begin) */
-    /* PACOLL_SIM_PUT=transfer only (rma.c, "RDMA writes under SMPI"): each
-     * team rank's simulated host (sg_host_t), and the writes in flight:
-     * their transfers (sg_comm_t) and target ranks. */
-    void **sim_host;
-    void **sim_xfer;
-    int *sim_xfer_peer;
-    int sim_nxfer, sim_xfer_cap;
-} pc_rma_t;
+    uint64_t seq;         /* call sequence number */
+    struct pc_smpi *smpi; /* the simulator's transport state (NULL elsewhere) */
+} pc_chan_t;
 
 /* A remote receive buffer, as advertised. */
 typedef struct pc_remote {
@@ -125,7 +111,7 @@ typedef struct pc_remote {
 
 /* The state of one collective call on a team. */
 typedef struct pc_call {
-    pacoll_team_t *t;
+    pc_chan_t *ch;
     uint64_t seq;
     pc_wait_t w;
     int all_arrived; /* see pc_call_all_arrived */
@@ -135,17 +121,33 @@ typedef struct pc_call {
     size_t bad_got, bad_want;
 } pc_call_t;
 
-int pc_rma_create(pacoll_team_t *t);
-void pc_rma_free(pacoll_team_t *t);
+/* Makes the channel of a team (collective over peers->comm); peers must
+ * stay valid for the channel's life. */
+int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers);
+void pc_chan_free(pc_chan_t *ch);
 /* Frees the channel's memory only (no MPI calls). */
-void pc_rma_free_local(pacoll_team_t *t);
+void pc_chan_free_local(pc_chan_t *ch);
+/* "shm+rma", for a verbose line. */
+const char *pc_chan_describe(const pc_chan_t *ch, char *buf, size_t len);
 
-/* Starts a call: takes the next sequence number. */
-void pc_call_begin(pc_call_t *c, pacoll_team_t *t, const char *what);
+/* What the channel has done so far (rdma-allgather §3.3-3.4's per-call
+ * costs: address exchanges, registrations), for the statistics. */
+typedef struct pc_chan_stats {
+    uint64_t adverts;    /* advertisements sent (address exchanges) */
+    uint64_t registers;  /* receive buffers registered (cache hits + misses) */
+    uint64_t attaches;   /* of which really attached (cache misses) */
+    uint64_t attached_bytes, evictions;
+    uint64_t zput_bytes, eager_bytes;
+} pc_chan_stats_t;
+pc_chan_stats_t pc_chan_stats(const pc_chan_t *ch);
+
+/* Starts a call: takes the next sequence number (the same on every rank:
+ * every rank makes the same calls on a team). */
+void pc_call_begin(pc_call_t *c, pc_chan_t *ch, const char *what);
 /* Ends a call: completes every put and publishes that this rank is done
  * with the call (its eager slots of this generation may be reused).
  * MPI_ERR_TRUNCATE when an eager block's length was not the one expected
- * (the team's verdict note says which rank's). */
+ * (the peers' note hook says which rank's). */
 int pc_call_end(pc_call_t *c);
 
 /* Tells the channel that data sent by every rank in this call has reached
@@ -157,13 +159,12 @@ int pc_call_end(pc_call_t *c);
  * scheme comes for free with the collective's own data). */
 void pc_call_all_arrived(pc_call_t *c);
 
-/* Under SMPI, with PACOLL_SIM_TESTED=1 (rma.c, sim_take): while on,
- * notifications are received by tested receives, so a poll never blocks
- * (for loops that send while they receive: the arrival-aware Direct);
- * off, a probed notification is received at once, blocking until it has
- * landed, which costs the simulation far fewer polls.  Turning it off
- * completes the receives in flight.  No effect on a real MPI. */
-void pc_sim_tested_receives(pacoll_team_t *t, int on);
+/* For a loop that sends while it receives (the arrival-aware Direct):
+ * while on, a poll for a message must never block in the transport.  Only
+ * the simulator's transport blocks (channel/smpi.c); elsewhere nothing. */
+void pc_chan_poll_only(pc_chan_t *ch, int on);
+/* Puts of this call whose completion has not been asked for yet. */
+static inline int pc_puts_pending(const pc_call_t *c) { return c->ch->npending; }
 
 /* Copy-based (eager): true if n bytes to or from peer go through the slots;
  * the same answer on both sides of the pair. */
@@ -171,6 +172,10 @@ int pc_eager_fits(const pc_call_t *c, int peer, size_t n);
 /* The same without the PACOLL_EAGER limit: the slot holds n bytes (the
  * pap_* algorithms, whose own threshold may be larger). */
 int pc_slot_fits(const pc_call_t *c, int peer, size_t n);
+/* The largest block pc_eager_fits accepts for peer (0: no eager path), the
+ * same on both sides of the pair: a sender can tell a receiver that does
+ * not know the size whether the data rides in the slot. */
+size_t pc_eager_capacity(const pc_call_t *c, int peer);
 /* Sends n bytes into peer's slot of this call, and flags them; the flag
  * carries n (up to 16 MB), so the receiver can tell an erroneous program
  * whose ranks disagree on a block's size. */
@@ -207,9 +212,9 @@ int pc_done_wait(pc_call_t *c, int peer, uint32_t count);
 /* Completes every outstanding put and writes its flag. */
 int pc_flush(pc_call_t *c);
 /* True when a put's completion can be tested without waiting, as an RDMA
- * completion queue is polled: under SMPI with PACOLL_SIM_PUT=transfer.  MPI
- * RMA has no such test (MPI_Win_flush blocks). */
-int pc_puts_testable(const pacoll_team_t *t);
+ * completion queue is polled (the simulator's host-to-host transfers).
+ * MPI RMA has no such test (MPI_Win_flush blocks). */
+int pc_puts_testable(const pc_chan_t *ch);
 /* With pc_puts_testable: writes the flag of every pending put that has
  * landed, and leaves the others pending; never waits. */
 int pc_flush_landed(pc_call_t *c);
@@ -217,13 +222,8 @@ int pc_flush_landed(pc_call_t *c);
 /* Copies n bytes (under SMPI also charges the modelled copy time). */
 void pc_copy(void *dst, const void *src, size_t n);
 
-/* Registration cache (regcache.c). */
-int pc_regcache_register(pacoll_team_t *t, void *buf, size_t len);
-void pc_regcache_end_call(pacoll_team_t *t);
-void pc_regcache_free(pacoll_team_t *t);
-
-/* alltoallv sloav: bytes pc_eager_fits accepts for peer (0: no eager path);
- * the same on both sides of the pair. */
-size_t pc_eager_capacity(const pc_call_t *c, int peer);
+/* A zeroed shared segment of `bytes` over comm, allocated by comm's rank 0;
+ * *base is its address in this process (channel/shm.c). */
+int pc_shared_window(MPI_Comm comm, size_t bytes, MPI_Win *win, char **base);
 
 #endif

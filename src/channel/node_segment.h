@@ -17,59 +17,57 @@
  * Allocation follows SMPI-NOTES: local rank 0 allocates the whole segment,
  * the others pass size 0 and compute addresses from shared_query(0).
  */
-#ifndef PACOLL_SHM_H
-#define PACOLL_SHM_H
+#ifndef PACOLL_NODE_SEGMENT_H
+#define PACOLL_NODE_SEGMENT_H
 
-#include "base/internal.h"
+#include "channel/peers.h"
 #include "channel/wait.h"
 
-typedef struct pc_shm {
+typedef struct pc_seg {
+    const pc_peers_t *peers; /* my node: node_comm, local ranks */
     MPI_Win win;
     int have;
     char *base;       /* the segment */
     size_t capacity;  /* bytes of the data area */
     size_t flag_bytes;
     uint64_t ticket;  /* last operation started */
-} pc_shm_t;
+} pc_seg_t;
 
-typedef struct pc_shm_op {
-    pacoll_team_t *t;
+typedef struct pc_seg_op {
+    pc_seg_t *s;
     uint64_t ticket;
     char *buf; /* the data area */
     pc_wait_t *w;
-} pc_shm_op_t;
+} pc_seg_op_t;
+
+/* Makes the segment (collective over the node); peers must outlive it. */
+int pc_seg_create(pc_seg_t *s, const pc_peers_t *peers);
+void pc_seg_free(pc_seg_t *s);
 
 /* Starts an operation needing `bytes` of data area.  Collective over the
  * node: every local rank must pass the same bytes (the segment grows then). */
-int pc_shm_begin(pacoll_team_t *t, size_t bytes, pc_wait_t *w, pc_shm_op_t *op);
+int pc_seg_begin(pc_seg_t *s, size_t bytes, pc_wait_t *w, pc_seg_op_t *op);
 /* Marks my data of this operation as in the area (post[me] = ticket). */
-void pc_shm_post(pc_shm_op_t *op);
+void pc_seg_post(pc_seg_op_t *op);
 /* True once local rank i has posted this operation (never waits). */
-int pc_shm_posted(pc_shm_op_t *op, int local);
+int pc_seg_posted(pc_seg_op_t *op, int local);
 /* Waits until local rank i has posted this operation. */
-int pc_shm_wait_post(pc_shm_op_t *op, int local);
+int pc_seg_wait_post(pc_seg_op_t *op, int local);
 /* Waits until every local rank other than me has posted. */
-int pc_shm_wait_all_posts(pc_shm_op_t *op);
+int pc_seg_wait_all_posts(pc_seg_op_t *op);
 /* Marks that I am finished with the area for this operation. */
-void pc_shm_end(pc_shm_op_t *op);
+void pc_seg_end(pc_seg_op_t *op);
 /* pap-aware §4.5: the remote-node flag of node n for this operation. */
-void pc_shm_post_remote(pc_shm_op_t *op, int node);
-int pc_shm_remote_posted(pc_shm_op_t *op, int node);
+void pc_seg_post_remote(pc_seg_op_t *op, int node);
+int pc_seg_remote_posted(pc_seg_op_t *op, int node);
 
 /* Primitives over the node (root is a local index; blocks in local order). */
-int pc_shm_gather(pacoll_team_t *t, pc_wait_t *w, const void *send, size_t m, void *recv, int root);
-int pc_shm_gatherv(pacoll_team_t *t, pc_wait_t *w, const void *send, const size_t *counts,
+int pc_seg_gather(pc_seg_t *s, pc_wait_t *w, const void *send, size_t m, void *recv, int root);
+int pc_seg_gatherv(pc_seg_t *s, pc_wait_t *w, const void *send, const size_t *counts,
                    const size_t *displs, void *recv, int root);
-int pc_shm_bcast(pacoll_team_t *t, pc_wait_t *w, void *buf, size_t n, int root);
-int pc_shm_scatter(pacoll_team_t *t, pc_wait_t *w, const void *send, size_t m, void *recv, int root);
-int pc_shm_scatterv(pacoll_team_t *t, pc_wait_t *w, const void *send, const size_t *counts,
+int pc_seg_bcast(pc_seg_t *s, pc_wait_t *w, void *buf, size_t n, int root);
+int pc_seg_scatter(pc_seg_t *s, pc_wait_t *w, const void *send, size_t m, void *recv, int root);
+int pc_seg_scatterv(pc_seg_t *s, pc_wait_t *w, const void *send, const size_t *counts,
                     const size_t *displs, void *recv, int root);
-
-int pc_shm_create(pacoll_team_t *t);
-
-/* A zeroed shared segment of `bytes` over comm, allocated by comm's rank 0;
- * *base is its address in this process. */
-int pc_shared_window(MPI_Comm comm, size_t bytes, MPI_Win *win, char **base);
-void pc_shm_free(pacoll_team_t *t);
 
 #endif

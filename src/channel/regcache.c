@@ -16,13 +16,12 @@
  * PACOLL_REGCACHE=0 attaches for one call only (for programs that free and
  * re-map memory under the MPI library's feet).
  */
-#include "channel/channel.h"
-#include "core/team.h"
+#include "channel/transport.h"
 
-static void detach(pacoll_team_t *t, int i)
+static void detach(pc_chan_t *ch, int i)
 {
-    pc_regcache_t *rc = &t->rma.rc;
-    PMPI_Win_detach(t->rma.dwin, (void *)rc->ent[i].base);
+    pc_regcache_t *rc = &ch->rc;
+    PMPI_Win_detach(ch->dwin, (void *)rc->ent[i].base);
     rc->ent[i] = rc->ent[--rc->n];
 }
 
@@ -31,17 +30,17 @@ static int overlaps(const pc_regent_t *e, uintptr_t b, size_t len)
     return b < e->base + e->len && e->base < b + len;
 }
 
-int pc_regcache_register(pacoll_team_t *t, void *buf, size_t len)
+int pc_regcache_register(pc_chan_t *ch, void *buf, size_t len)
 {
-    pc_regcache_t *rc = &t->rma.rc;
+    pc_regcache_t *rc = &ch->rc;
     uintptr_t b = (uintptr_t)buf;
     if (len == 0)
         return MPI_SUCCESS;
-    if (!t->cfg.regcache) {
+    if (!ch->peers.cfg->regcache) {
         rc->misses++;
         rc->attached_bytes += len;
         rc->temp_base = buf;
-        return PMPI_Win_attach(t->rma.dwin, buf, (MPI_Aint)len);
+        return PMPI_Win_attach(ch->dwin, buf, (MPI_Aint)len);
     }
     rc->clock++;
     for (int i = 0; i < rc->n; i++) {
@@ -53,35 +52,35 @@ int pc_regcache_register(pacoll_team_t *t, void *buf, size_t len)
     }
     for (int i = rc->n - 1; i >= 0; i--)
         if (overlaps(&rc->ent[i], b, len))
-            detach(t, i), rc->evictions++;
+            detach(ch, i), rc->evictions++;
     if (rc->n == PC_REGCACHE_MAX) {
         int lru = 0;
         for (int i = 1; i < rc->n; i++)
             if (rc->ent[i].last_use < rc->ent[lru].last_use)
                 lru = i;
-        detach(t, lru);
+        detach(ch, lru);
         rc->evictions++;
     }
-    int err = PMPI_Win_attach(t->rma.dwin, buf, (MPI_Aint)len);
+    int err = PMPI_Win_attach(ch->dwin, buf, (MPI_Aint)len);
     if (err != MPI_SUCCESS)
         return err;
-    rc->ent[rc->n++] = (pc_regent_t){b, len, rc->clock};
+    rc->ent[rc->n++] = (pc_regent_t){.base = b, .len = len, .last_use = rc->clock};
     rc->misses++;
     rc->attached_bytes += len;
     return MPI_SUCCESS;
 }
 
-void pc_regcache_end_call(pacoll_team_t *t)
+void pc_regcache_end_call(pc_chan_t *ch)
 {
-    pc_regcache_t *rc = &t->rma.rc;
+    pc_regcache_t *rc = &ch->rc;
     if (rc->temp_base) {
-        PMPI_Win_detach(t->rma.dwin, rc->temp_base);
+        PMPI_Win_detach(ch->dwin, rc->temp_base);
         rc->temp_base = NULL;
     }
 }
 
-void pc_regcache_free(pacoll_team_t *t)
+void pc_regcache_free(pc_chan_t *ch)
 {
-    while (t->rma.rc.n > 0)
-        detach(t, t->rma.rc.n - 1);
+    while (ch->rc.n > 0)
+        detach(ch, ch->rc.n - 1);
 }

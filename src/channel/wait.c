@@ -3,7 +3,7 @@
 
 #include <sched.h>
 
-#include "core/team.h"
+#include "channel/channel.h"
 
 /* Spins before the first yield when every rank has its own core: short
  * enough that a late peer does not burn a core for long, long enough that a
@@ -12,34 +12,34 @@
 /* Check the clock every this many polls: MPI_Wtime is cheap, but not free. */
 #define PC_DEADLINE_EVERY 256u
 
-void pc_wait_init(pc_wait_t *w, pacoll_team_t *team, const char *what)
+void pc_wait_init(pc_wait_t *w, struct pc_chan *ch, const char *what)
 {
-    w->team = team;
+    w->ch = ch;
     w->what = what;
     w->start = 0;
     w->sim_start = 0;
     w->spins = 0;
 }
 
-static void poke_progress(pacoll_team_t *t)
+static void poke_progress(pc_chan_t *ch)
 {
     int flag;
     /* Open MPI's pt2pt-based one-sided and SMPI both need the target to
      * enter the library; under SMPI this is also what advances time. */
-    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, t->comm, &flag, MPI_STATUS_IGNORE);
-    if (t->rma.have_win)
-        PMPI_Win_sync(t->rma.win);
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ch->peers.comm, &flag, MPI_STATUS_IGNORE);
+    if (ch->have_win)
+        PMPI_Win_sync(ch->win);
 }
 
 static int deadline_passed(pc_wait_t *w, int peer)
 {
-    pacoll_team_t *t = w->team;
+    const pc_peers_t *t = &w->ch->peers;
     double now = pc_wall_time();
     if (w->start == 0) {
         w->start = now;
         return 0;
     }
-    if (t->cfg.timeout <= 0 || now - w->start < t->cfg.timeout)
+    if (t->cfg->timeout <= 0 || now - w->start < t->cfg->timeout)
         return 0;
     if (peer >= 0)
         pc_log("timeout: %s waited %.0f s (PACOLL_TIMEOUT) for rank %d of its communicator "
@@ -74,18 +74,18 @@ static void sim_backoff(pc_wait_t *w)
 
 int pc_wait_poll(pc_wait_t *w, int peer)
 {
-    pacoll_team_t *t = w->team;
+    const pc_peers_t *t = &w->ch->peers;
     w->spins++;
-    poke_progress(t);
+    poke_progress(w->ch);
     if (PACOLL_UNDER_SMPI)
         sim_backoff(w);
     if (!PACOLL_UNDER_SMPI && (t->oversubscribed || w->spins > PC_SPINS_BEFORE_YIELD))
         sched_yield();
     /* a rank that rejected this call, or could not finish it, says so
-     * (verdict.h): stop waiting for it.  Not under SMPI, where a probe
-     * costs simulated time and the simulated programs are legal ones. */
-    if (!PACOLL_UNDER_SMPI && w->spins % PC_DEADLINE_EVERY == 0 &&
-        pc_verdict_poll(t) != MPI_SUCCESS)
+     * (the team's verdict): stop waiting for it.  Not under SMPI, where a
+     * probe costs simulated time and the simulated programs are legal ones. */
+    if (!PACOLL_UNDER_SMPI && w->spins % PC_DEADLINE_EVERY == 0 && t->stop &&
+        t->stop(t->owner) != 0)
         return MPI_ERR_OTHER;
     if (w->spins % PC_DEADLINE_EVERY == 1 && deadline_passed(w, peer)) {
         PMPI_Abort(t->user, MPI_ERR_OTHER);

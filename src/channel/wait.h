@@ -12,20 +12,22 @@
 #ifndef PACOLL_WAIT_H
 #define PACOLL_WAIT_H
 
-#include "base/internal.h"
+#include "channel/peers.h"
+
+struct pc_chan;
 
 typedef struct pc_wait {
-    pacoll_team_t *team;
+    struct pc_chan *ch;
     const char *what; /* "alltoall direct", for the timeout message */
     double start;     /* wall time of the first poll, 0 before */
     double sim_start; /* SMPI: simulated time of the first poll */
     unsigned spins;
 } pc_wait_t;
 
-void pc_wait_init(pc_wait_t *w, pacoll_team_t *team, const char *what);
+void pc_wait_init(pc_wait_t *w, struct pc_chan *ch, const char *what);
 /* One round of waiting for peer (-1: several).  MPI_SUCCESS;
  * MPI_ERR_OTHER when another rank said it will not finish the call
- * (verdict.h); or an error after the deadline (the job is aborted then: a
+ * (the team's stop hook, channel/peers.h); or an error after the deadline (the job is aborted then: a
  * collective that gave up on one rank cannot be finished by the others). */
 int pc_wait_poll(pc_wait_t *w, int peer);
 

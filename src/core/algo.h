@@ -11,7 +11,7 @@
 #ifndef PACOLL_ALGO_H
 #define PACOLL_ALGO_H
 
-#include "base/internal.h"
+#include "base/param.h"
 
 typedef struct pc_args {
     pacoll_coll_t coll;
@@ -41,6 +41,9 @@ struct pacoll_algo {
     int (*run)(pacoll_team_t *team, const pc_args_t *args);
     /* Hockney cost of one call for m bytes per block; NULL if none. */
     double (*cost)(const pc_cost_ctx_t *ctx, size_t m);
+    /* Its own parameters (NULL-terminated; NULL: none), read with every
+     * team's configuration (core/config.h, pc_param). */
+    const pc_param_t *const *params;
 };
 
 int pc_registry_count(void);

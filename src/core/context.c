@@ -104,11 +104,11 @@ void pc_context_remove_team(pc_context_t *ctx, pacoll_team_t *t)
         ctx->stats[i].registers += t->stats[i].registers;
         ctx->stats[i].attaches += t->stats[i].attaches;
     }
-    const pc_regcache_t *rc = &t->rma.rc;
-    ctx->reg_hits += rc->hits, ctx->reg_misses += rc->misses;
-    ctx->reg_bytes += rc->attached_bytes, ctx->reg_evictions += rc->evictions;
-    ctx->adv_sent += t->rma.adv_sent, ctx->zput_bytes += t->rma.zput_bytes;
-    ctx->eager_bytes += t->rma.eager_bytes;
+    pc_chan_stats_t cs = pc_chan_stats(&t->chan);
+    ctx->reg_hits += cs.registers - cs.attaches, ctx->reg_misses += cs.attaches;
+    ctx->reg_bytes += cs.attached_bytes, ctx->reg_evictions += cs.evictions;
+    ctx->adv_sent += cs.adverts, ctx->zput_bytes += cs.zput_bytes;
+    ctx->eager_bytes += cs.eager_bytes;
     pthread_mutex_unlock(&ctx->lock);
 }
 

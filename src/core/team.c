@@ -4,8 +4,6 @@
 #include <unistd.h>
 
 #include "core/context.h"
-#include "engine/hier.h"
-#include "select/select.h"
 
 /* The virtual node of world rank w under PACOLL_NODE_SIZE: nodes of the
  * pattern's sizes, taken in turn, over consecutive world ranks. */
@@ -120,6 +118,44 @@ static int make_comms(pacoll_team_t *t)
     return rc;
 }
 
+int pc_team_consecutive(const pacoll_team_t *t)
+{
+    for (int r = 0; r < t->size; r++)
+        if (t->node_ranks[r] != r)
+            return 0;
+    return 1;
+}
+
+/* The channel's hooks into the verdict (channel/peers.h). */
+static int stop_hook(void *owner) { return pc_verdict_poll(owner) != MPI_SUCCESS; }
+static void note_hook(void *owner, const char *msg) { pc_verdict_note(owner, "%s", msg); }
+
+/* What the channel and the node segment may see of the team. */
+static void fill_peers(pacoll_team_t *t)
+{
+    t->peers = (pc_peers_t){
+        .comm = t->comm,
+        .user = t->user,
+        .rank = t->rank,
+        .size = t->size,
+        .host_comm = t->host_comm,
+        .host_rank = t->host_rank,
+        .host_size = t->host_size,
+        .host_of = t->host_of,
+        .node_of = t->node_of,
+        .oversubscribed = t->oversubscribed,
+        .node_comm = t->node_comm,
+        .nnodes = t->nnodes,
+        .local_rank = t->local_rank,
+        .local_size = t->local_size,
+        .local_ranks = t->node_ranks + t->node_first[t->node],
+        .cfg = &t->cfg.chan,
+        .owner = t,
+        .stop = stop_hook,
+        .note = note_hook,
+    };
+}
+
 static int team_init(pacoll_team_t *t, MPI_Comm comm)
 {
     t->user = comm;
@@ -150,13 +186,43 @@ static int team_init(pacoll_team_t *t, MPI_Comm comm)
     rc = compute_layout(t);
     if (rc == MPI_SUCCESS)
         rc = make_comms(t);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    fill_peers(t);
+    rc = pc_chan_create(&t->chan, &t->peers);
     if (rc == MPI_SUCCESS)
-        rc = pc_rma_create(t);
-    if (rc == MPI_SUCCESS)
-        rc = pc_shm_create(t);
-    if (rc == MPI_SUCCESS)
-        rc = pc_rules_load(t);
+        rc = pc_seg_create(&t->seg, &t->peers);
     return rc;
+}
+
+void *pc_team_ext(const pacoll_team_t *t, const void *key)
+{
+    for (int i = 0; i < PC_TEAM_EXTS; i++)
+        if (t->ext[i].key == key)
+            return t->ext[i].obj;
+    return NULL;
+}
+
+int pc_team_ext_set(pacoll_team_t *t, const void *key, void *obj,
+                    void (*free_fn)(pacoll_team_t *t, void *obj, int local))
+{
+    for (int i = 0; i < PC_TEAM_EXTS; i++)
+        if (!t->ext[i].key) {
+            t->ext[i] = (pc_team_ext_t){.key = key, .obj = obj, .free = free_fn};
+            return MPI_SUCCESS;
+        }
+    return MPI_ERR_INTERN;
+}
+
+/* Algorithms' state first: it may live on communicators of this team
+ * (multileader's lanes hold sub-teams). */
+static void free_exts(pacoll_team_t *t, int local)
+{
+    for (int i = 0; i < PC_TEAM_EXTS; i++)
+        if (t->ext[i].key) {
+            t->ext[i].free(t, t->ext[i].obj, local);
+            t->ext[i].key = NULL;
+        }
 }
 
 static void free_comm(MPI_Comm *c)
@@ -167,7 +233,8 @@ static void free_comm(MPI_Comm *c)
 
 static void free_memory(pacoll_team_t *t)
 {
-    pc_rules_free(t);
+    if (t->rules_free)
+        t->rules_free(t->rules);
     free(t->node_of);
     free(t->local_of);
     free(t->host_of);
@@ -180,9 +247,9 @@ void pc_team_free(pacoll_team_t *t)
 {
     if (!t)
         return;
-    pc_hier_free(t); /* sub-teams first: they live on communicators of this team */
-    pc_shm_free(t);
-    pc_rma_free(t);
+    free_exts(t, 0);
+    pc_seg_free(&t->seg);
+    pc_chan_free(&t->chan);
     pc_verdict_free(t);
     free_comm(&t->leader_comm);
     free_comm(&t->node_comm);
@@ -193,8 +260,8 @@ void pc_team_free(pacoll_team_t *t)
 
 void pc_team_free_local(pacoll_team_t *t)
 {
-    pc_hier_free_local(t);
-    pc_rma_free_local(t);
+    free_exts(t, 1);
+    pc_chan_free_local(&t->chan);
     t->comm = MPI_COMM_NULL; /* no MPI calls: MPI is gone */
     pc_verdict_free(t);
     free_memory(t);
@@ -234,10 +301,9 @@ pacoll_team_t *pc_team_get(MPI_Comm comm, int *err)
         return NULL;
     }
     pc_context_add_team(ctx, t);
-    if (t->cfg.verbose && t->rank == 0)
-        pc_log("team: %d ranks, %d nodes (largest %d), %d on this host, transport %s%s%s",
-               t->size, t->nnodes, t->ppn_max, t->host_size,
-               t->rma.have_shm ? "shm" : "", t->rma.have_shm && t->rma.have_win ? "+" : "",
-               t->rma.have_win ? "rma" : (t->rma.have_shm ? "" : "none"));
+    char tr[16];
+    if (t->cfg.chan.verbose && t->rank == 0)
+        pc_log("team: %d ranks, %d nodes (largest %d), %d on this host, transport %s", t->size,
+               t->nnodes, t->ppn_max, t->host_size, pc_chan_describe(&t->chan, tr, sizeof tr));
     return t;
 }

@@ -10,10 +10,10 @@
 #ifndef PACOLL_TEAM_H
 #define PACOLL_TEAM_H
 
-#include "core/algo.h"
-#include "core/config.h"
 #include "channel/channel.h"
 #include "channel/node_segment.h"
+#include "core/algo.h"
+#include "core/config.h"
 #include "core/verdict.h"
 
 /* Per algorithm: calls and bytes, and what its calls cost the channel
@@ -25,6 +25,16 @@ typedef struct pc_stat {
     uint64_t attaches;  /* of which really attached (cache misses) */
 } pc_stat_t;
 #define PC_STAT_FIELDS 5
+
+/* State an algorithm keeps on a team between calls (multileader's lanes):
+ * found by the owner's key, freed with the team, before its communicators
+ * (local: no MPI calls, MPI is gone). */
+typedef struct pc_team_ext {
+    const void *key;
+    void *obj;
+    void (*free)(pacoll_team_t *t, void *obj, int local);
+} pc_team_ext_t;
+#define PC_TEAM_EXTS 4
 
 struct pacoll_team {
     MPI_Comm user;  /* the communicator the team belongs to (not owned) */
@@ -49,18 +59,19 @@ struct pacoll_team {
     int thread_multiple; /* MPI_THREAD_MULTIPLE: pacoll hands every call over */
     int *host_of;       /* [size] index in host_comm, or -1 if on another host */
 
-    pc_rma_t rma;      /* the one-sided channel */
-    pc_shm_t shm;      /* the node segment for hierarchical algorithms */
-    struct pc_hier *hier; /* multileader's lanes, made on first use (hier.h) */
-    int nic;           /* the NIC's nature (enum pc_nic), -1 until known (hier.h) */
+    pc_peers_t peers;  /* what the channel and the node segment see of the team */
+    pc_chan_t chan;    /* the one-sided channel */
+    pc_seg_t seg;      /* the node segment for hierarchical algorithms */
+    int nic;           /* the NIC's nature (enum pc_nic), -1 until the first automatic choice (select/nic.c) */
+    pc_team_ext_t ext[PC_TEAM_EXTS]; /* algorithms' state (pc_team_ext) */
 
-    uint64_t seq;      /* call sequence number, the same on every rank */
     pc_verdict_t verdict; /* calls rejected on some ranks only (verdict.h) */
     struct pacoll_team *parent; /* the team a sub-team (multileader's lane) serves */
     int comm_choice[PACOLL_NCOLL]; /* pacoll_comm_set_algorithm, -1 = none */
     int last_algo[PACOLL_NCOLL];   /* registry index of the last call, -1 = none */
     pc_stat_t stats[PC_MAX_ALGOS];
-    void *rules;       /* parsed selection rules (select.c) */
+    void *rules;       /* parsed selection rules (select/select.c), made on first use */
+    void (*rules_free)(void *rules);
     struct pacoll_team *next; /* the context's list of live teams */
     int orphaned; /* MPI is tearing down without pacoll's finalize: free locally */
 };
@@ -78,5 +89,22 @@ void pc_team_free_local(pacoll_team_t *team);
 
 /* True when rank r of the team shares memory with this process. */
 static inline int pc_team_same_host(const pacoll_team_t *t, int r) { return t->host_of[r] >= 0; }
+/* True when every node has the same number of ranks. */
+static inline int pc_team_even(const pacoll_team_t *t) { return t->ppn_max * t->nnodes == t->size; }
+/* True when node n's ranks are n's block of the communicator, in order. */
+int pc_team_consecutive(const pacoll_team_t *t);
+
+/* The team a call of its channel belongs to. */
+static inline pacoll_team_t *pc_call_team(const pc_call_t *c)
+{
+    return (pacoll_team_t *)(void *)((char *)c->ch - offsetof(pacoll_team_t, chan));
+}
+
+/* An algorithm's state on the team, under its key (NULL if none yet). */
+void *pc_team_ext(const pacoll_team_t *t, const void *key);
+/* Hangs obj on the team under key; free is called when the team goes.
+ * MPI_ERR_INTERN when every slot is taken. */
+int pc_team_ext_set(pacoll_team_t *t, const void *key, void *obj,
+                    void (*free)(pacoll_team_t *t, void *obj, int local));
 
 #endif

@@ -152,7 +152,7 @@ int pc_verdict_begin(pacoll_team_t *t)
         /* Settle the last rejection: every other rank rejected it too, or
          * some ran it and the state is lost. */
         pc_wait_t w;
-        pc_wait_init(&w, t, "a call that this rank rejected (settling)");
+        pc_wait_init(&w, &t->chan, "a call that this rank rejected (settling)");
         pc_heard_t *h;
         while (pc_verdict_poll(t) == MPI_SUCCESS &&
                (!(h = heard_of(v, v->rejected, 0)) || h->count < t->size - 1))

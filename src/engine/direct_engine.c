@@ -1,10 +1,52 @@
-/* The k-port Direct exchange engine, plain and arrival-aware: see exchange.h. */
+/* The k-port Direct exchange engine, plain and arrival-aware: see
+ * direct_engine.h. */
 #include "engine/direct_engine.h"
 
 #include <math.h>
 
 #include "core/context.h"
 #include "select/select.h"
+
+/* ------------------------------------------------------------ parameters */
+
+static const char *const order_names[] = {[PC_ORDER_NODE] = "node", [PC_ORDER_RANK] = "rank"};
+
+const pc_param_t pc_param_direct_order = {
+    .env = "PACOLL_DIRECT_ORDER",
+    .kind = PC_PARAM_CHOICE,
+    .dflt = PC_ORDER_NODE,
+    .choices = order_names,
+    .nchoices = 2,
+    .help = "Direct's step order: node (consecutive steps to consecutive nodes) or rank",
+};
+
+/* pap_*: blocks up to this size go copy-based (docs/PAP.md, "Scheme
+ * threshold"); unset (-1), it is PACOLL_EAGER, Direct's own limit, so the
+ * PAP versions use Direct's scheme and are never slower without skew. */
+const pc_param_t pc_param_pap_threshold = {
+    .env = "PACOLL_PAP_THRESHOLD",
+    .kind = PC_PARAM_SIZE,
+    .dflt = -1,
+    .lo = 0,
+    .hi = 0x1p63,
+    .flags = PC_PARAM_SLOT,
+    .help = "pap_*: largest block sent copy-based (the slots are sized for it); default PACOLL_EAGER",
+};
+
+/* pap_direct: how long the next peer in Direct order is waited for before
+ * it is skipped, in microseconds; unset (-1): pap_grace below. */
+const pc_param_t pc_param_pap_grace = {
+    .env = "PACOLL_PAP_GRACE_US",
+    .kind = PC_PARAM_INT,
+    .dflt = -1,
+    .lo = 0,
+    .hi = 0x1p30,
+    .help = "pap_*: microseconds the next peer in Direct order is waited for before it is skipped",
+};
+
+const pc_param_t *const pc_direct_params[] = {&pc_param_direct_order, NULL};
+const pc_param_t *const pc_pap_params[] = {&pc_param_direct_order, &pc_param_pap_threshold,
+                                           &pc_param_pap_grace, NULL};
 
 /* Copy-based or zero-copy for the pair (me, peer) and an n-byte block: the
  * same answer on both sides (both know n and the configuration). */
@@ -24,7 +66,7 @@ static int copy_based(const pc_call_t *c, const pc_xopts_t *o, int peer, size_t 
 int pc_direct_peer(const pacoll_team_t *t, int i, int dir)
 {
     int nn = t->nnodes, ppn = t->ppn_max;
-    if (t->cfg.direct_order == PC_ORDER_RANK || nn <= 1 || nn * ppn != t->size)
+    if (pc_param(&t->cfg, &pc_param_direct_order) == PC_ORDER_RANK || nn <= 1 || nn * ppn != t->size)
         return ((t->rank + dir * i) % t->size + t->size) % t->size;
     int a = i % nn, b = i / nn;
     int node = ((t->node + dir * a) % nn + nn) % nn;
@@ -34,7 +76,7 @@ int pc_direct_peer(const pacoll_team_t *t, int i, int dir)
 
 static int expose_receives(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
 {
-    pacoll_team_t *t = c->t;
+    pacoll_team_t *t = pc_call_team(c);
     int any = 0, any_window = 0;
     for (int src = 0; src < t->size; src++) {
         size_t n = x->recv_count(x, src);
@@ -88,7 +130,7 @@ static int take_block(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o, i
 
 static int send_all(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
 {
-    pacoll_team_t *t = c->t;
+    pacoll_team_t *t = pc_call_team(c);
     for (int i = 1; i < t->size; i++) {
         int dst = pc_direct_peer(t, i, +1);
         size_t n = x->send_count(x, dst);
@@ -109,7 +151,7 @@ static int send_all(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
 /* Polls every incoming block, taking them in whatever order they land. */
 static int receive_all(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
 {
-    pacoll_team_t *t = c->t;
+    pacoll_team_t *t = pc_call_team(c);
     int left = 0, last = -1;
     char *got = calloc((size_t)t->size, 1);
     if (!got)
@@ -163,13 +205,14 @@ typedef struct pap {
     double head_since; /* when the next peer in Direct order was first found absent */
     int head;        /* that peer, or -1 */
     double idle_since; /* when the loop last found nothing to do with puts unflushed, or -1 */
+    double grace;      /* PACOLL_PAP_GRACE_US in seconds, or -1 */
 } pap_t;
 
 /* Takes every block of one scheme (copy-based or zero-copy) that has
  * landed; data from a peer is its arrival notice. */
 static int pap_receive(pap_t *s, int copy_based_ones)
 {
-    pacoll_team_t *t = s->c->t;
+    pacoll_team_t *t = pc_call_team(s->c);
     int moved = 0;
     for (int i = 1; i < t->size && s->to_recv > 0; i++) {
         int src = pc_direct_peer(t, i, -1);
@@ -193,7 +236,7 @@ static int pap_receive(pap_t *s, int copy_based_ones)
  * (docs/PAP.md, "Send before copying out"). */
 static int pap_note_arrivals(pap_t *s)
 {
-    pacoll_team_t *t = s->c->t;
+    pacoll_team_t *t = pc_call_team(s->c);
     int moved = 0;
     for (int i = 1; i < t->size; i++) {
         int src = pc_direct_peer(t, i, -1);
@@ -210,14 +253,13 @@ static int pap_note_arrivals(pap_t *s)
 
 /* How long the next peer in Direct order is waited for before it is
  * skipped: PACOLL_PAP_GRACE_US, or four times its n-byte block's modelled
- * time and at least 10 us.  Measured in SMPI (docs/PAP.md): it keeps
- * Direct's order when ranks arrive together, and is small against any skew
- * worth adapting to. */
+ * time and at least 10 us: it keeps Direct's order when ranks arrive
+ * together, and is small against any skew worth adapting to (docs/PAP.md). */
 static double pap_grace(const pap_t *s, size_t n)
 {
-    double g = s->c->t->cfg.pap_grace;
-    if (g >= 0)
-        return g;
+    if (s->grace >= 0)
+        return s->grace;
+    double g;
     g = 4 * (s->alpha + (double)n * s->beta);
     return g > 10e-6 ? g : 10e-6;
 }
@@ -238,7 +280,7 @@ static int hold_for_head(pap_t *s, int dst, size_t n)
  * zero-copy peer's advertisement is there, a copy-based peer's data came). */
 static int pap_send_arrived(pap_t *s, int *rc)
 {
-    pacoll_team_t *t = s->c->t;
+    pacoll_team_t *t = pc_call_team(s->c);
     int moved = 0, first = 1;
     for (int i = 1; i < t->size && s->to_send > 0 && *rc == MPI_SUCCESS; i++) {
         int dst = pc_direct_peer(t, i, +1);
@@ -266,7 +308,7 @@ static int pap_send_arrived(pap_t *s, int *rc)
 static int pap_batch(const pacoll_team_t *t)
 {
     int root = (int)sqrt((double)t->size);
-    return t->cfg.ports > root ? t->cfg.ports : root;
+    return t->cfg.chan.ports > root ? t->cfg.chan.ports : root;
 }
 
 /* Copy-based blocks need no receiver: when no known-arrived peer is left,
@@ -274,7 +316,7 @@ static int pap_batch(const pacoll_team_t *t)
  * arrivals again (so a peer that arrives meanwhile is served next). */
 static int pap_send_blind(pap_t *s, int *rc)
 {
-    pacoll_team_t *t = s->c->t;
+    pacoll_team_t *t = pc_call_team(s->c);
     int batch = pap_batch(t), sent = 0;
     for (; s->blind_next < t->size && sent < batch && *rc == MPI_SUCCESS; s->blind_next++) {
         int dst = pc_direct_peer(t, s->blind_next, +1);
@@ -295,13 +337,12 @@ static int pap_send_blind(pap_t *s, int *rc)
  * every pending put to complete, so flushing on each idle pass puts one
  * receiver's block at a time when the receivers' advertisements come in
  * a few microseconds apart (every call without skew); plain Direct posts
- * all its puts and flushes once.  Measured in SMPI (pap_aware, 16 ranks, no
- * skew): pap_shm_direct alltoall 1-64 KB went from 0.86x to 1.18-1.23x of
- * shm_direct, unchanged at MIF 32 (docs/PAP.md).  Past the grace the flags
- * go out, so a receiver never waits on a sender that waits on a late one. */
+ * all its puts and flushes once (docs/PAP.md has the effect).  Past the
+ * grace the flags go out, so a receiver never waits on a sender that waits
+ * on a late one. */
 static int hold_flush(pap_t *s)
 {
-    if (s->to_send == 0 || s->c->t->rma.npending == 0) {
+    if (s->to_send == 0 || pc_puts_pending(s->c) == 0) {
         s->idle_since = -1;
         return 0;
     }
@@ -318,9 +359,9 @@ static int hold_flush(pap_t *s)
  * in Direct's order, and why. */
 static void say_direct_order(pc_call_t *c, size_t m, int peers)
 {
-    pacoll_team_t *t = c->t;
+    pacoll_team_t *t = pc_call_team(c);
     char msg[PC_MSG_LEN];
-    if (!t->cfg.verbose || t->rank != 0)
+    if (!t->cfg.chan.verbose || t->rank != 0)
         return;
     snprintf(msg, sizeof msg,
              "%s: %zu-byte copy-based blocks cost less to send than polling %d peers for "
@@ -332,7 +373,7 @@ static void say_direct_order(pc_call_t *c, size_t m, int peers)
 }
 
 /* What one look at a peer's notification costs: a flag read that misses
- * the cache (the simulation charges its probe and test 10 ns each). */
+ * the cache (docs/PAP.md, "When the order pays"). */
 #define PC_POLL_COST 20e-9
 
 /* True when ordering the sends by arrival can pay for itself.  A zero-copy
@@ -343,18 +384,13 @@ static void say_direct_order(pc_call_t *c, size_t m, int peers)
  * costs a look at every peer not yet seen, about once per batch of blind
  * sends.  It pays when a batch of blocks takes longer to send than one
  * such scan, in the cost model: batch * m beta >= peers * poll, peers the
- * ranks a block goes to or comes from.  With the default model (10 GB/s)
- * and N - 1 peers that is from 750 B at 16 ranks and 3.2 KB at 256; for a
- * pap_shm_direct master's node blocks over 3 masters, from 200 B.
- * Measured in SMPI (docs/PAP.md, "When the order pays"): below that the
- * loop was 0.90-0.99x of direct at 16 ranks under skew, and 0.63x at 8 B
- * on 256 ranks without (19.0 against 12.0 us), where the scans took longer
- * than the 255 sends.  Every rank may decide for itself: both paths speak
- * the same channel protocol. */
+ * ranks a block goes to or comes from (docs/PAP.md, "When the order pays":
+ * the thresholds this gives, and what the loop lost below them).  Every
+ * rank may decide for itself: both paths speak the same channel protocol. */
 static int arrival_order_pays(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o,
                               double beta)
 {
-    pacoll_team_t *t = c->t;
+    pacoll_team_t *t = pc_call_team(c);
     size_t most = 0;
     int peers = 0; /* those a block goes to or comes from: the ones polled */
     for (int p = 0; p < t->size; p++) {
@@ -375,12 +411,23 @@ static int arrival_order_pays(pc_call_t *c, const pc_layout_t *x, const pc_xopts
 
 static int pap_run(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
 {
-    pacoll_team_t *t = c->t;
+    pacoll_team_t *t = pc_call_team(c);
     pc_cost_ctx_t cx;
     pc_cost_ctx(t, &cx);
     if (!arrival_order_pays(c, x, o, cx.beta))
         return plain_run(c, x, o);
-    pap_t s = {c, x, o, calloc((size_t)t->size, 1), 0, 0, 1, -1, 0, 0, 0, -1, -1};
+    double grace_us = pc_param(&t->cfg, &pc_param_pap_grace);
+    pap_t s = {
+        .c = c,
+        .x = x,
+        .o = o,
+        .st = calloc((size_t)t->size, 1),
+        .blind_next = 1,
+        .waiting_for = -1,
+        .head = -1,
+        .idle_since = -1,
+        .grace = grace_us < 0 ? -1.0 : grace_us * 1e-6,
+    };
     if (!s.st)
         return MPI_ERR_NO_MEM;
     s.alpha = cx.alpha, s.beta = cx.beta;
@@ -393,14 +440,14 @@ static int pap_run(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
         s.to_recv += !(s.st[p] & PAP_GOT);
     }
     int rc = MPI_SUCCESS;
-    /* Where a put's completion can be tested (an RDMA completion queue; under
-     * SMPI, PACOLL_SIM_PUT=transfer), the loop never waits for its own puts:
+    /* Where a put's completion can be tested (an RDMA completion queue, the
+     * simulator's host transfers), the loop never waits for its own puts:
      * each flag goes out when its data has landed, and a newly arrived peer
      * is served meanwhile; once all is sent it waits for them (pc_flush,
      * flags in landing order).  MPI RMA can only wait (MPI_Win_flush): there
      * the loop flushes when idle, held by hold_flush. */
-    int testable = pc_puts_testable(t);
-    pc_sim_tested_receives(t, 1); /* polls must not block: sends go on meanwhile */
+    int testable = pc_puts_testable(&t->chan);
+    pc_chan_poll_only(&t->chan, 1); /* polls must not block: sends go on meanwhile */
     while (rc == MPI_SUCCESS && (s.to_send > 0 || s.to_recv > 0)) {
         int moved = pap_receive(&s, 0); /* zero-copy: nothing to copy out */
         if (s.to_send > 0)
@@ -428,7 +475,7 @@ static int pap_run(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
         if (rc == MPI_SUCCESS)
             rc = pc_wait_poll(&c->w, s.waiting_for);
     }
-    pc_sim_tested_receives(t, 0);
+    pc_chan_poll_only(&t->chan, 0);
     free(s.st);
     return rc == MPI_SUCCESS ? pc_flush(c) : rc;
 }
@@ -447,7 +494,7 @@ static int heard_from_all(const pacoll_team_t *t, const pc_layout_t *x)
 int pc_exchange(pacoll_team_t *t, const char *what, const pc_layout_t *x, const pc_xopts_t *o)
 {
     pc_call_t c;
-    pc_call_begin(&c, t, what);
+    pc_call_begin(&c, &t->chan, what);
     /* Advertise first: senders of zero-copy blocks wait for it (and under
      * PAP it is this rank's arrival notice).  Then copy my own block while
      * their writes fly. */
@@ -467,13 +514,14 @@ int pc_exchange(pacoll_team_t *t, const char *what, const pc_layout_t *x, const 
 
 int pc_direct_exchange(pacoll_team_t *t, const char *what, const pc_layout_t *x)
 {
-    pc_xopts_t o = {0, SIZE_MAX, NULL, NULL, NULL};
+    pc_xopts_t o = {.pap = 0, .copy_max = SIZE_MAX};
     return pc_exchange(t, what, x, &o);
 }
 
 pc_xopts_t pc_pap_opts(const pacoll_team_t *t)
 {
-    pc_xopts_t o = {1, t->cfg.pap_threshold, NULL, NULL, NULL};
+    double thr = pc_param(&t->cfg, &pc_param_pap_threshold);
+    pc_xopts_t o = {.pap = 1, .copy_max = thr < 0 ? t->cfg.chan.eager_bytes : (size_t)thr};
     return o;
 }
 
@@ -485,12 +533,29 @@ static size_t at_zero(const pc_layout_t *x, int peer) { return PC_UNUSED(x), PC_
 
 void pc_layout_alltoall(pc_layout_t *x, const pc_args_t *a, int size)
 {
-    *x = (pc_layout_t){a, block, at_peer, block, at_peer, (size_t)size * a->m};
+    *x = (pc_layout_t){.a = a, .send_count = block, .send_disp = at_peer, .recv_count = block,
+                       .recv_disp = at_peer, .recv_span = (size_t)size * a->m};
 }
 
 void pc_layout_allgather(pc_layout_t *x, const pc_args_t *a, int size)
 {
-    *x = (pc_layout_t){a, block, at_zero, block, at_peer, (size_t)size * a->m};
+    *x = (pc_layout_t){.a = a, .send_count = block, .send_disp = at_zero, .recv_count = block,
+                       .recv_disp = at_peer, .recv_span = (size_t)size * a->m};
+}
+
+static size_t scount(const pc_layout_t *x, int p) { return x->a->scounts[p]; }
+static size_t sdisp(const pc_layout_t *x, int p) { return x->a->sdispls[p]; }
+static size_t rcount(const pc_layout_t *x, int p) { return x->a->rcounts[p]; }
+static size_t rdisp(const pc_layout_t *x, int p) { return x->a->rdispls[p]; }
+
+void pc_layout_alltoallv(pc_layout_t *x, const pc_args_t *a, int size)
+{
+    size_t span = 0;
+    for (int p = 0; p < size; p++)
+        if (a->rcounts[p] > 0 && a->rdispls[p] + a->rcounts[p] > span)
+            span = a->rdispls[p] + a->rcounts[p];
+    *x = (pc_layout_t){.a = a, .send_count = scount, .send_disp = sdisp, .recv_count = rcount,
+                       .recv_disp = rdisp, .recv_span = span};
 }
 
 double pc_direct_cost(const pc_cost_ctx_t *ctx, size_t m)

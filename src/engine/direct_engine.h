@@ -17,11 +17,21 @@
  * notice, and a copy-based sender's data sitting in my slot says it has
  * arrived.  See pc_xopts_t and docs/PAP.md.
  */
-#ifndef PACOLL_EXCHANGE_H
-#define PACOLL_EXCHANGE_H
+#ifndef PACOLL_DIRECT_ENGINE_H
+#define PACOLL_DIRECT_ENGINE_H
 
 #include "channel/channel.h"
 #include "core/team.h"
+
+/* PACOLL_DIRECT_ORDER (pc_direct_peer). */
+enum pc_order { PC_ORDER_NODE = 0, PC_ORDER_RANK = 1 };
+
+/* The engine's parameters (base/param.h): the algorithms built on it list
+ * pc_direct_params (plain) or pc_pap_params (arrival-aware) in their
+ * descriptors. */
+extern const pc_param_t pc_param_direct_order, pc_param_pap_threshold, pc_param_pap_grace;
+extern const pc_param_t *const pc_direct_params[];
+extern const pc_param_t *const pc_pap_params[];
 
 typedef struct pc_layout pc_layout_t;
 struct pc_layout {
@@ -70,6 +80,8 @@ pc_xopts_t pc_pap_opts(const pacoll_team_t *t);
  * src of rbuf) and allgather (the one send block to everyone). */
 void pc_layout_alltoall(pc_layout_t *x, const pc_args_t *a, int size);
 void pc_layout_allgather(pc_layout_t *x, const pc_args_t *a, int size);
+/* alltoallv: the call's own counts and displacements (bytes). */
+void pc_layout_alltoallv(pc_layout_t *x, const pc_args_t *a, int size);
 
 /* Hockney cost of the k-port Direct exchange of m-byte blocks among p
  * ranks: ceil((p-1)/k) steps of (alpha + m beta) (multirail eq. 2). */

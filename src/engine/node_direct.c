@@ -20,7 +20,7 @@ typedef struct node_x {
     pc_args_t seg; /* the masters' exchange: sbuf and rbuf in the segment */
     pacoll_team_t *t;
     const pc_args_t *a; /* the user's call */
-    pc_shm_op_t op;
+    pc_seg_op_t op;
     pc_wait_t w;
     char *S, *R;           /* alltoall regions; allgather: both = G */
     unsigned char *copied; /* [nnodes]: that node's blocks are in my rbuf */
@@ -146,9 +146,9 @@ static void copy_out(node_x_t *s, int n)
 static int node_ready(node_x_t *s, int n)
 {
     if (n != s->t->node)
-        return pc_shm_remote_posted(&s->op, n);
+        return pc_seg_remote_posted(&s->op, n);
     for (int i = 0; i < s->t->local_size; i++)
-        if (i != s->t->local_rank && !pc_shm_posted(&s->op, i))
+        if (i != s->t->local_rank && !pc_seg_posted(&s->op, i))
             return 0;
     return 1;
 }
@@ -190,7 +190,7 @@ static int scatter_out(node_x_t *s)
 static int wait_locals(void *ctx)
 {
     node_x_t *s = ctx;
-    return pc_shm_wait_all_posts(&s->op);
+    return pc_seg_wait_all_posts(&s->op);
 }
 
 /* pap-aware §4.4: one done flag per remote master, raised as soon as that
@@ -199,7 +199,7 @@ static void landed(void *ctx, int src)
 {
     node_x_t *s = ctx;
     int n = s->t->node_of[src];
-    pc_shm_post_remote(&s->op, n);
+    pc_seg_post_remote(&s->op, n);
     copy_out(s, n);
 }
 
@@ -215,7 +215,7 @@ static size_t segment_bytes(const pacoll_team_t *t, const pc_args_t *a, int loca
  * PACOLL_SHM_MAX, run the Direct exchange (the same choice on every rank). */
 static int use_direct(const pacoll_team_t *t, const pc_args_t *a)
 {
-    return t->ppn_max == 1 || segment_bytes(t, a, t->ppn_max) > t->cfg.shm_max;
+    return t->ppn_max == 1 || segment_bytes(t, a, t->ppn_max) > t->cfg.chan.shm_max;
 }
 
 static int run_direct(pacoll_team_t *t, const pc_args_t *a, int pap, const char *what)
@@ -225,7 +225,7 @@ static int run_direct(pacoll_team_t *t, const pc_args_t *a, int pap, const char 
         pc_layout_alltoall(&x, a, t->size);
     else
         pc_layout_allgather(&x, a, t->size);
-    pc_xopts_t o = pap ? pc_pap_opts(t) : (pc_xopts_t){0, SIZE_MAX, NULL, NULL, NULL};
+    pc_xopts_t o = pap ? pc_pap_opts(t) : (pc_xopts_t){.pap = 0, .copy_max = SIZE_MAX};
     return pc_exchange(t, what, &x, &o);
 }
 
@@ -254,13 +254,13 @@ static int exchange_masters(node_x_t *s, int pap, const char *what)
 {
     pacoll_team_t *t = s->t;
     int master = t->local_rank == 0;
-    pc_xopts_t o = pap ? pc_pap_opts(t) : (pc_xopts_t){0, SIZE_MAX, NULL, NULL, NULL};
+    pc_xopts_t o = pap ? pc_pap_opts(t) : (pc_xopts_t){.pap = 0, .copy_max = SIZE_MAX};
     /* A master's block is a whole node's (L^2 m or L m bytes), copied out of
      * the slot by the master alone: past the eager limit, landing it straight
      * in the node segment wins even under skew (measured: docs/PAP.md,
      * "Scheme threshold"), so pap_*'s larger threshold stops at PACOLL_EAGER. */
-    if (o.copy_max > t->cfg.eager_bytes)
-        o.copy_max = t->cfg.eager_bytes;
+    if (o.copy_max > t->cfg.chan.eager_bytes)
+        o.copy_max = t->cfg.chan.eager_bytes;
     o.ctx = s;
     o.before_send = master ? wait_locals : NULL;
     o.landed = master && pap ? landed : NULL;
@@ -268,7 +268,7 @@ static int exchange_masters(node_x_t *s, int pap, const char *what)
     if (rc == MPI_SUCCESS && master && !pap) /* Shm_Direct: one flag after all masters */
         for (int n = 0; n < t->nnodes; n++)
             if (n != t->node)
-                pc_shm_post_remote(&s->op, n);
+                pc_seg_post_remote(&s->op, n);
     return rc;
 }
 
@@ -282,8 +282,8 @@ int pc_node_exchange(pacoll_team_t *t, const pc_args_t *a, int pap, const char *
     s.copied = calloc((size_t)t->nnodes, 1);
     if (!s.copied)
         return MPI_ERR_NO_MEM;
-    pc_wait_init(&s.w, t, what);
-    int rc = pc_shm_begin(t, segment_bytes(t, a, t->local_size), &s.w, &s.op);
+    pc_wait_init(&s.w, &t->chan, what);
+    int rc = pc_seg_begin(&t->seg, segment_bytes(t, a, t->local_size), &s.w, &s.op);
     if (rc != MPI_SUCCESS) {
         free(s.copied);
         return rc;
@@ -293,12 +293,12 @@ int pc_node_exchange(pacoll_team_t *t, const pc_args_t *a, int pap, const char *
     make_layout(&s);
 
     gather_in(&s); /* phase 1 */
-    pc_shm_post(&s.op);
+    pc_seg_post(&s.op);
     if (t->nnodes > 1)
         rc = exchange_masters(&s, pap, what); /* phase 2 */
     if (rc == MPI_SUCCESS)
         rc = scatter_out(&s); /* phase 3 */
-    pc_shm_end(&s.op);
+    pc_seg_end(&s.op);
     free(s.copied);
     return rc;
 }

@@ -12,7 +12,7 @@
  *   phase 3  every local rank copies its blocks out of the segment (a
  *            scatter for alltoall, a broadcast for allgather).
  * In the arrival-aware version the master raises one flag per remote node
- * as soon as that node's data has landed (pc_shm_post_remote), and every
+ * as soon as that node's data has landed (pc_seg_post_remote), and every
  * local rank copies each node's data out as soon as its flag is up, without
  * waiting for the other masters (§4.4, "multiple shared done flags").
  *

@@ -34,7 +34,7 @@ size_t pc_smp_range_bytes(const pc_smp_t *s, int first, int count)
 
 int pc_smp_fits(const pacoll_team_t *t, size_t m)
 {
-    return t->ppn_max <= 1 || (size_t)t->size * m <= t->cfg.shm_max;
+    return t->ppn_max <= 1 || (size_t)t->size * m <= t->cfg.chan.shm_max;
 }
 
 /* ------------------------------------------------------------ copy-out */
@@ -91,7 +91,7 @@ static void mark_landed(pc_smp_t *s, int first, int count)
         int n = (first + i) % s->nn;
         s->landed[n] = 1;
         if (s->use_seg)
-            pc_shm_post_remote(&s->op, n);
+            pc_seg_post_remote(&s->op, n);
         else
             s->copied[n] = 1, s->ncopied++;
     }
@@ -107,7 +107,7 @@ static int drain(pc_smp_t *s)
         int fresh = 0;
         for (int i = 0; i < s->nn; i++) {
             int n = (t->node + i) % s->nn;
-            if (!s->copied[n] && pc_shm_remote_posted(&s->op, n))
+            if (!s->copied[n] && pc_seg_remote_posted(&s->op, n))
                 copy_node(s, n), fresh = 1;
         }
         if (fresh) {
@@ -130,7 +130,7 @@ int pc_smp_begin(pc_smp_t *s, pacoll_team_t *t, const pc_args_t *a, const char *
     s->master = t->local_rank == 0;
     s->use_seg = t->ppn_max > 1;
     s->len = (size_t)t->size * a->m;
-    pc_call_begin(&s->c, t, what);
+    pc_call_begin(&s->c, &t->chan, what);
     s->landed = calloc(2 * (size_t)s->nn, 1);
     if (!s->landed)
         return MPI_ERR_NO_MEM;
@@ -142,13 +142,13 @@ int pc_smp_begin(pc_smp_t *s, pacoll_team_t *t, const pc_args_t *a, const char *
         mark_landed(s, t->node, 1);
         return MPI_SUCCESS;
     }
-    int rc = pc_shm_begin(t, s->len, &s->c.w, &s->op);
+    int rc = pc_seg_begin(&t->seg, s->len, &s->c.w, &s->op);
     if (rc != MPI_SUCCESS)
         return rc;
     s->in_op = 1;
     s->buf = s->op.buf;
     pc_copy(s->buf + rank_pos(s, t->rank), a->sbuf, s->m);
-    pc_shm_post(&s->op);
+    pc_seg_post(&s->op);
     return MPI_SUCCESS;
 }
 
@@ -156,7 +156,7 @@ int pc_smp_local_ready(pc_smp_t *s)
 {
     if (!s->use_seg)
         return MPI_SUCCESS;
-    int rc = pc_shm_wait_all_posts(&s->op);
+    int rc = pc_seg_wait_all_posts(&s->op);
     if (rc == MPI_SUCCESS)
         mark_landed(s, s->t->node, 1);
     return rc;
@@ -305,7 +305,7 @@ int pc_smp_end(pc_smp_t *s, int rc)
      * local ranks may reuse it. */
     int rc2 = pc_call_end(&s->c);
     if (s->in_op)
-        pc_shm_end(&s->op);
+        pc_seg_end(&s->op);
     for (int i = 0; i < s->npacks; i++)
         free(s->packs[i]);
     free(s->packs);

@@ -38,7 +38,7 @@ typedef struct pc_smp {
     pacoll_team_t *t;
     const pc_args_t *a;
     pc_call_t c;
-    pc_shm_op_t op;
+    pc_seg_op_t op;
     int use_seg; /* node blocks meet in the node segment (else in rbuf) */
     int in_op;   /* the shm operation is begun (pc_smp_end ends it) */
     int master;  /* local index 0 */

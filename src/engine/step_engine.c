@@ -47,7 +47,7 @@ static void span_of(const pc_piece_t *pcs, int n, size_t *lo, size_t *hi)
 int pc_steps_begin(pc_steps_t *st, pacoll_team_t *t, const char *what, char *area, size_t area_len)
 {
     memset(st, 0, sizeof *st);
-    pc_call_begin(&st->c, t, what);
+    pc_call_begin(&st->c, &t->chan, what);
     st->area = area, st->area_len = area_len;
     size_t p = (size_t)t->size;
     st->lo = calloc(2 * p, sizeof *st->lo);
@@ -79,7 +79,7 @@ int pc_steps_expect(pc_steps_t *st, int peer, const pc_piece_t *pcs, int n)
 
 int pc_steps_expose(pc_steps_t *st)
 {
-    pacoll_team_t *t = st->c.t;
+    pacoll_team_t *t = pc_call_team(&st->c);
     int any = 0, any_window = 0;
     for (int q = 0; q < t->size; q++) {
         if (st->mode[q] == MODE_ZCOPY) {
@@ -478,7 +478,7 @@ static int dx_extra(pc_steps_t *st, dx_t *x)
 int pc_alltoall_digits(pacoll_team_t *t, const pc_args_t *a, enum pc_digits_mode mode,
                        const char *what)
 {
-    dx_t x = {.n = t->size, .K = t->cfg.ports + 1, .me = t->rank, .mode = mode, .m = a->m,
+    dx_t x = {.n = t->size, .K = t->cfg.chan.ports + 1, .me = t->rank, .mode = mode, .m = a->m,
               .sbuf = a->sbuf};
     if (mode == PC_DIGITS_BRUCK) {
         x.P = x.n, x.L = pc_ceil_log(x.n, x.K);

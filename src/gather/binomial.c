@@ -86,7 +86,7 @@ static int child_pieces(const tree_t *tr, long pv, long c, const char *src, pc_p
 
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {
-    tree_t tr = {t->size, t->cfg.ports + 1, 0, a->root, a->m};
+    tree_t tr = {.n = t->size, .K = t->cfg.chan.ports + 1, .root = a->root, .m = a->m};
     tr.L = pc_ceil_log(tr.n, tr.K);
     long v = (t->rank - a->root + tr.n) % tr.n;
     int lev = level(&tr, v);
@@ -145,5 +145,11 @@ static double cost(const pc_cost_ctx_t *ctx, size_t m)
 }
 
 const pacoll_algo_t pc_gather_binomial = {
-    "binomial", PACOLL_GATHER, PACOLL_NEEDS_RMA, "multirail-smp-collectives-qsnet §5.1.1, eq. 1",
-    "k-port spanning binomial tree: ceil(log_{k+1} N) steps; L a + (N-1)/k m b", run, cost};
+    .name = "binomial",
+    .coll = PACOLL_GATHER,
+    .needs = PACOLL_NEEDS_RMA,
+    .source = "multirail-smp-collectives-qsnet §5.1.1, eq. 1",
+    .summary = "k-port spanning binomial tree: ceil(log_{k+1} N) steps; L a + (N-1)/k m b",
+    .run = run,
+    .cost = cost,
+};

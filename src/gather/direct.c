@@ -10,9 +10,8 @@
  * block is copied out by the root alone, (N-1) m bytes in series, while
  * one advertisement round costs about alpha for all senders at once.  So
  * blocks go zero-copy once (N-1) m beta_shm > alpha (the cost model's
- * numbers, the same on every rank).  Measured in SMPI (multirail_4x4, 16
- * ranks, 4 KB): the root's completion 97.6 us copy-based, 41.3 us
- * zero-copy (docs/MULTIPORT.md).
+ * numbers, the same on every rank; docs/MULTIPORT.md has the measurement
+ * behind it).
  *
  * Cost (Hockney, k ports, m bytes per block):
  *     T = ceil((N-1)/k) * (alpha + m beta)
@@ -42,14 +41,22 @@ static size_t copy_max(const pacoll_team_t *t)
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {
     int root = t->rank == a->root;
-    pc_layout_t x = {a, to_root, none, root ? from_all : none, at_peer,
-                     root ? (size_t)t->size * a->m : 0};
+    pc_layout_t x = {.a = a, .send_count = to_root, .send_disp = none,
+                     .recv_count = root ? from_all : none, .recv_disp = at_peer,
+                     .recv_span = root ? (size_t)t->size * a->m : 0};
     if (root)
         x.send_count = none; /* the root's own block is the local copy */
-    pc_xopts_t o = {0, copy_max(t), NULL, NULL, NULL};
+    pc_xopts_t o = {.pap = 0, .copy_max = copy_max(t)};
     return pc_exchange(t, "gather direct", &x, &o);
 }
 
 const pacoll_algo_t pc_gather_direct = {
-    "direct", PACOLL_GATHER, PACOLL_NEEDS_RMA, "multirail-smp-collectives-qsnet §4.2, eq. 2",
-    "k-port Direct: every rank writes into the root; ceil((N-1)/k)(a+mb)", run, pc_direct_cost};
+    .name = "direct",
+    .coll = PACOLL_GATHER,
+    .needs = PACOLL_NEEDS_RMA,
+    .source = "multirail-smp-collectives-qsnet §4.2, eq. 2",
+    .summary = "k-port Direct: every rank writes into the root; ceil((N-1)/k)(a+mb)",
+    .run = run,
+    .cost = pc_direct_cost,
+    .params = pc_direct_params,
+};

@@ -250,7 +250,7 @@ void pc_prof_record(const pc_prof_stamp_t *s, pc_prof_kind_t kind, MPI_Comm comm
     uint32_t site = site_index(c, ra, (int)kind);
     if (site == UINT32_MAX)
         return;
-    c->calls[c->ncalls++] = (pc_prof_call_t){s->arrival, s->exit, bytes, site};
+    c->calls[c->ncalls++] = (pc_prof_call_t){.arrival = s->arrival, .exit = s->exit, .bytes = bytes, .site = site};
 }
 
 /* ------------------------------------------------------ init, finalize */

@@ -158,7 +158,7 @@ static pc_json_t *parse_value(parser_t *p)
 
 pc_json_t *pc_json_parse(const char *text, char *err, size_t errlen)
 {
-    parser_t p = {text, text, err, errlen, 0};
+    parser_t p = {.start = text, .s = text, .err = err, .errlen = errlen};
     if (err && errlen)
         err[0] = '\0';
     pc_json_t *j = parse_value(&p);

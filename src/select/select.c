@@ -3,8 +3,8 @@
 
 #include <math.h>
 
-#include "engine/hier.h"
 #include "select/json.h"
+#include "select/nic.h"
 
 extern const char pacoll_default_rules_json[];
 
@@ -14,6 +14,7 @@ typedef struct pc_rule {
     double min_ranks, max_ranks;
     double min_nodes, max_nodes;
     double min_ppn, max_ppn;        /* largest node */
+    int nic;                        /* enum pc_nic the team's must be, or -1: any */
 } pc_rule_t;
 
 typedef struct pc_rules {
@@ -48,6 +49,19 @@ static int parse_rule(const pc_json_t *o, pc_rule_t *r, char *err, size_t errlen
     r->min_ranks = num_or(o, "min_ranks", 0), r->max_ranks = num_or(o, "max_ranks", INFINITY);
     r->min_nodes = num_or(o, "min_nodes", 0), r->max_nodes = num_or(o, "max_nodes", INFINITY);
     r->min_ppn = num_or(o, "min_ppn", 0), r->max_ppn = num_or(o, "max_ppn", INFINITY);
+    const pc_json_t *nic = pc_json_get(o, "nic");
+    r->nic = -1;
+    if (nic) {
+        static const char *const kinds[] = {[PC_NIC_ONLOAD] = "onload",
+                                            [PC_NIC_OFFLOAD] = "offload", [PC_NIC_NONE] = "none"};
+        for (int k = PC_NIC_ONLOAD; k <= PC_NIC_NONE && nic->type == PC_JSTR; k++)
+            if (!strcmp(nic->str, kinds[k]))
+                r->nic = k;
+        if (r->nic < 0) {
+            snprintf(err, errlen, "\"nic\" must be \"onload\", \"offload\" or \"none\"");
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -70,7 +84,15 @@ static char *read_file(const char *path)
     return buf;
 }
 
-static int parse_rules(pacoll_team_t *t, const char *text, const char *origin)
+static void rules_free(void *p)
+{
+    pc_rules_t *rs = p;
+    if (rs)
+        free(rs->rule);
+    free(rs);
+}
+
+static void parse_rules(pacoll_team_t *t, const char *text, const char *origin)
 {
     char err[256];
     pc_json_t *root = pc_json_parse(text, err, sizeof err);
@@ -80,7 +102,7 @@ static int parse_rules(pacoll_team_t *t, const char *text, const char *origin)
                  root ? "no \"rules\" array" : err);
         t->cfg.error = MPI_ERR_ARG;
         pc_json_free(root);
-        return MPI_SUCCESS; /* reported at the first call, like any bad setting */
+        return; /* reported at the first call, like any bad setting */
     }
     pc_rules_t *rs = calloc(1, sizeof *rs);
     int n = 0;
@@ -99,32 +121,34 @@ static int parse_rules(pacoll_team_t *t, const char *text, const char *origin)
     }
     pc_json_free(root);
     t->rules = rs;
-    return MPI_SUCCESS;
+    t->rules_free = rules_free;
 }
 
-int pc_rules_load(pacoll_team_t *t)
+/* Leaves t->rules set (empty after an error, which the first call reports
+ * as a bad setting), so a team reads its rules once. */
+static void rules_load(pacoll_team_t *t)
 {
-    if (!t->cfg.rules_path[0])
-        return parse_rules(t, pacoll_default_rules_json, "(built in)");
-    char *text = read_file(t->cfg.rules_path);
-    if (!text) {
+    char *text = NULL;
+    if (!t->cfg.rules_path[0]) {
+        parse_rules(t, pacoll_default_rules_json, "(built in)");
+    } else if ((text = read_file(t->cfg.rules_path)) != NULL) {
+        parse_rules(t, text, t->cfg.rules_path);
+        free(text);
+    } else {
         t->cfg.error = MPI_ERR_ARG;
         snprintf(t->cfg.error_msg, sizeof t->cfg.error_msg, "PACOLL_RULES='%s' cannot be read",
                  t->cfg.rules_path);
-        return MPI_SUCCESS;
     }
-    int rc = parse_rules(t, text, t->cfg.rules_path);
-    free(text);
-    return rc;
+    if (!t->rules) {
+        t->rules = calloc(1, sizeof(pc_rules_t));
+        t->rules_free = rules_free;
+    }
 }
 
-void pc_rules_free(pacoll_team_t *t)
+void pc_rules_load(pacoll_team_t *t)
 {
-    pc_rules_t *rs = t->rules;
-    if (rs)
-        free(rs->rule);
-    free(rs);
-    t->rules = NULL;
+    if (!t->rules)
+        rules_load(t);
 }
 
 int pc_algo_can_run(const pacoll_team_t *t, const pacoll_algo_t *a, const char **why)
@@ -137,7 +161,7 @@ int pc_algo_can_run(const pacoll_team_t *t, const pacoll_algo_t *a, const char *
         *why = "it needs more than one node";
         return 0;
     }
-    if ((a->needs & PACOLL_NEEDS_SHM) && !t->shm.have) {
+    if ((a->needs & PACOLL_NEEDS_SHM) && !t->seg.have) {
         *why = "it needs a node shared-memory segment";
         return 0;
     }
@@ -149,19 +173,19 @@ void pc_cost_ctx(const pacoll_team_t *t, pc_cost_ctx_t *ctx)
     ctx->p = t->size;
     ctx->nnodes = t->nnodes;
     ctx->ppn_max = t->ppn_max;
-    ctx->ports = t->cfg.ports;
+    ctx->ports = t->cfg.chan.ports;
     /* Order-of-magnitude defaults (an InfiniBand-class network, one
      * core's memcpy); the tuner's rules replace the guesses. */
     ctx->alpha = 2e-6, ctx->beta = 1.0 / 10e9;
     ctx->alpha_shm = 2e-7, ctx->beta_shm = 1.0 / 10e9;
-    ctx->nic = t->nic >= 0 ? t->nic : t->cfg.nic; /* never measures from here */
+    ctx->nic = t->nic >= 0 ? t->nic : t->cfg.nic;
 }
 
 static int rule_matches(const pc_rule_t *r, const pacoll_team_t *t, int coll, double m)
 {
     return r->coll == coll && m >= r->min_bytes && m <= r->max_bytes && t->size >= r->min_ranks &&
            t->size <= r->max_ranks && t->nnodes >= r->min_nodes && t->nnodes <= r->max_nodes &&
-           t->ppn_max >= r->min_ppn && t->ppn_max <= r->max_ppn;
+           t->ppn_max >= r->min_ppn && t->ppn_max <= r->max_ppn && (r->nic < 0 || r->nic == t->nic);
 }
 
 static int by_cost(pacoll_team_t *t, pacoll_coll_t coll, size_t m)
@@ -182,31 +206,10 @@ static int by_cost(pacoll_team_t *t, pacoll_coll_t coll, size_t m)
     return best;
 }
 
-/* PACOLL_NIC (multicore slides): on several nodes of several ranks, the
- * network interface's nature picks the alltoall scheme ahead of the rules
- * (they know sizes, ranks and nodes, not the interface): onload ->
- * multileader, offload -> leader, up to the block size where each was
- * measured to win (docs/MULTICORE.md).  On auto the first such call
- * measures (collective: every rank selects at the same call); with no NIC
- * between the nodes (one host, virtual nodes) nothing is preferred. */
-static int nic_choice(pacoll_team_t *t, pacoll_coll_t coll, size_t m)
-{
-    if (coll != PACOLL_ALLTOALL || t->nnodes < 2 || t->ppn_max < 2)
-        return -1;
-    int kind = pc_nic_kind(t);
-    const char *name = kind == PC_NIC_ONLOAD && m <= PC_NIC_ONLOAD_MAX_BYTES     ? "multileader"
-                       : kind == PC_NIC_OFFLOAD && m <= PC_NIC_OFFLOAD_MAX_BYTES ? "leader"
-                                                                                 : NULL;
-    int idx = name ? pc_registry_find(coll, name) : -1;
-    const char *why;
-    return idx >= 0 && pc_algo_can_run(t, pc_registry_get(idx), &why) ? idx : -1;
-}
-
 int pc_select(pacoll_team_t *t, pacoll_coll_t coll, size_t m)
 {
-    int nic = nic_choice(t, coll, m);
-    if (nic >= 0)
-        return nic;
+    if (!t->rules) /* a sub-team, made inside an algorithm: the rules only */
+        rules_load(t);
     const pc_rules_t *rs = t->rules;
     for (int i = 0; rs && i < rs->n; i++) {
         const pc_rule_t *r = &rs->rule[i];

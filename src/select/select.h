@@ -4,16 +4,20 @@
  *   environment (PACOLL_<COLL>) > selection rules (JSON) > cost models.
  * The rules are data, not code (MPICH's CSEL is the model): the embedded
  * rules/default.json, or the file named by PACOLL_RULES.  Every input of the
- * choice is the same on every rank (block size, ranks, nodes), so all ranks
- * choose the same algorithm without talking.
+ * choice is the same on every rank (block size, ranks, nodes, the NIC's
+ * nature, measured once per team), so all ranks choose the same algorithm
+ * without talking.
  */
 #ifndef PACOLL_SELECT_H
 #define PACOLL_SELECT_H
 
 #include "core/team.h"
 
-int pc_rules_load(pacoll_team_t *t);
-void pc_rules_free(pacoll_team_t *t);
+/* Loads the rules (once per team; the api does it at the team's first
+ * call, so that a bad rules file fails that call; pc_select on a sub-team
+ * does it itself).  A rule's "nic" condition needs t->nic, which the api
+ * measures before the team's first automatic choice (select/nic.c). */
+void pc_rules_load(pacoll_team_t *t);
 
 /* True if the team meets algorithm a's needs; else *why says which. */
 int pc_algo_can_run(const pacoll_team_t *t, const pacoll_algo_t *a, const char **why);

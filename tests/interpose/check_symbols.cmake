@@ -51,6 +51,17 @@ foreach(name IN LISTS c_names fortran_names ITEMS MPI_Finalize pacoll_alltoall)
   endif()
 endforeach()
 
+# ... and no other MPI name: docs/INTERPOSE.md lists exactly these, and a
+# name it does not list would silently replace the MPI library's own.
+foreach(name IN LISTS preload_names)
+  if(name MATCHES "^(MPI|mpi|PMPI|pmpi)_" AND NOT name IN_LIST c_names AND
+     NOT name IN_LIST fortran_names AND NOT name STREQUAL "MPI_Finalize")
+    message(SEND_ERROR "check_symbols: ${PRELOAD} exports ${name}, which docs/INTERPOSE.md "
+                       "does not list")
+    math(EXPR failures "${failures} + 1")
+  endif()
+endforeach()
+
 exported_functions(${LIBRARY} library_names)
 foreach(name IN LISTS c_names fortran_names)
   if(name IN_LIST library_names)

@@ -6,9 +6,11 @@
 #include "core/algo.h"
 
 #define NATIVE(var, coll_id, what)                                                               \
-    static const pacoll_algo_t var = {"native", coll_id, PACOLL_NEEDS_NOTHING,                   \
-                                      "the MPI library's own " what, "handed to PMPI_" what,    \
-                                      NULL, NULL}
+    static const pacoll_algo_t var = {.name = "native",                                          \
+                                      .coll = coll_id,                                           \
+                                      .needs = PACOLL_NEEDS_NOTHING,                             \
+                                      .source = "the MPI library's own " what,                   \
+                                      .summary = "handed to PMPI_" what}
 NATIVE(native_alltoall, PACOLL_ALLTOALL, "Alltoall");
 NATIVE(native_alltoallv, PACOLL_ALLTOALLV, "Alltoallv");
 NATIVE(native_allgather, PACOLL_ALLGATHER, "Allgather");

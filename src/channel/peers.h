@@ -1,0 +1,59 @@
+/*
+ * What the channel may know of the team it serves: a read-only map of the
+ * peers (who shares memory with whom, which node each is on), the settings
+ * it obeys, and two hooks back to the team.  The channel never sees the
+ * team itself (core/team.h), so it sits below it.
+ */
+#ifndef PACOLL_PEERS_H
+#define PACOLL_PEERS_H
+
+#include "base/internal.h"
+
+/* PACOLL_TRANSPORT: how same-host peers are reached. */
+enum pc_transport_choice { PC_TRANSPORT_AUTO = 0, PC_TRANSPORT_RMA = 1 };
+/* PACOLL_SIM_PUT (SMPI only): a zero-copy write is SimGrid's MPI_Put into
+ * the dynamic window, or a host-to-host transfer (channel/smpi.c). */
+enum pc_sim_put { PC_SIM_PUT_WINDOW = 0, PC_SIM_PUT_TRANSFER = 1 };
+
+/* The channel's settings: shared by every algorithm, read and validated by
+ * core/config.c. */
+typedef struct pc_chan_cfg {
+    int ports;          /* PACOLL_PORTS: zero-copy puts in flight, >= 1 */
+    int stripe;         /* PACOLL_STRIPE: pieces per large put, >= 1 */
+    double timeout;     /* PACOLL_TIMEOUT seconds, 0 = never */
+    int verbose;        /* PACOLL_VERBOSE */
+    int transport;      /* PACOLL_TRANSPORT: enum pc_transport_choice */
+    int regcache;       /* PACOLL_REGCACHE: 0 attaches for one call only */
+    size_t eager_bytes; /* PACOLL_EAGER: largest copy-based message */
+    size_t slot_want;   /* the largest eager block any algorithm asked for
+                           (>= eager_bytes; parameters flagged PC_PARAM_SLOT) */
+    size_t slot_budget; /* PACOLL_SLOT_BUDGET: bytes of eager slots per rank */
+    size_t shm_max;     /* PACOLL_SHM_MAX: largest node segment */
+    int sim_put;        /* PACOLL_SIM_PUT: enum pc_sim_put (SMPI only) */
+    int sim_tested;     /* PACOLL_SIM_TESTED (SMPI only, channel/smpi.c) */
+} pc_chan_cfg_t;
+
+typedef struct pc_peers {
+    MPI_Comm comm;      /* the team's private duplicate: the channel's own traffic */
+    MPI_Comm user;      /* the user's communicator (aborted after a deadline) */
+    int rank, size;
+    MPI_Comm host_comm; /* ranks sharing memory with me */
+    int host_rank, host_size;
+    const int *host_of; /* [size] index in host_comm, or -1 on another host */
+    const int *node_of; /* [size] (virtual) node of each rank */
+    int oversubscribed; /* more ranks on this host than cores: yield at once */
+    /* my (virtual) node, for the node segment */
+    MPI_Comm node_comm;
+    int nnodes, local_rank, local_size;
+    const int *local_ranks; /* [local_size] team rank of each local index */
+    const pc_chan_cfg_t *cfg;
+    /* The team's hooks.  stop: a rank said it will not finish the current
+     * call (core/verdict.h), so waiting for it is over: non-zero.  note: an
+     * error of the current call that every rank saw through (a block's
+     * length differed), in words, for the user. */
+    void *owner;
+    int (*stop)(void *owner);
+    void (*note)(void *owner, const char *msg);
+} pc_peers_t;
+
+#endif

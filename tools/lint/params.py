@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Checks that every PACOLL_* variable the library reads is documented.
+
+Every parameter descriptor (`.env = "PACOLL_..."`, base/param.h) must have a
+row in the README's environment table; every other PACOLL_* name in src/
+must appear in README.md or docs/; and every variable the table lists must
+still be read somewhere in src/ (no stale rows).
+
+    tools/lint/params.py [ROOT]      exit 0 clean, 1 with what is missing
+"""
+import glob
+import os
+import re
+import sys
+
+
+def main(argv):
+    root = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
+    src = ""
+    for path in glob.glob(os.path.join(root, "src", "**", "*.[ch]"), recursive=True):
+        with open(path, encoding="utf-8") as f:
+            src += f.read()
+    declared = set(re.findall(r'\.env\s*=\s*"(PACOLL_[A-Z0-9_]+)"', src))
+    named = set(re.findall(r'"(PACOLL_[A-Z0-9_]+)', src))
+    with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    table = set(re.findall(r"^\| `(PACOLL_[A-Z0-9_]+)`", readme, re.M))
+    table |= {v for row in re.findall(r"^\|([^|]*)\|", readme, re.M)
+              for v in re.findall(r"`(PACOLL_[A-Z0-9_]+)`", row)}
+    docs = readme
+    for path in glob.glob(os.path.join(root, "docs", "*.md")):
+        with open(path, encoding="utf-8") as f:
+            docs += f.read()
+    bad = [f"{v}: a parameter with no row in README.md's environment table"
+           for v in sorted(declared - table)]
+    bad += [f"{v}: read in src/ but named nowhere in README.md or docs/"
+            for v in sorted(named - declared) if v not in docs]
+    bad += [f"{v}: in README.md's environment table but read nowhere in src/"
+            for v in sorted(table - named)]
+    for b in bad:
+        print(b)
+    print(f"params: {len(declared)} declared, {len(named)} named in src/, {len(bad)} problems")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

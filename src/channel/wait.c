@@ -55,10 +55,9 @@ static int deadline_passed(pc_wait_t *w, int peer)
  * only smpi/iprobe (10 ns): a 100 us wait would take 10^4 polls per rank.
  * Sleeping a simulated 1/32 of the time waited so far bounds the polls by
  * 32 ln(wait / 10 ns) and the detection error by 3% of the wait (at most
- * PC_SIM_BACKOFF_MAX).  The cap was 1 us: a rank waiting out a 512 x T(m)
- * skew then polled 10^5 times (a 64 KB MIF-512 point took 400 s of wall
- * time); 20 us keeps short waits exact (the cap is reached only after a
- * 640 us wait) and long ones cheap. */
+ * PC_SIM_BACKOFF_MAX); 20 us keeps short waits exact (the cap is reached
+ * only after a 640 us wait) and long ones cheap (docs/ARCHITECTURE.md,
+ * "SMPI", has what a smaller cap cost). */
 #define PC_SIM_BACKOFF_MAX 20e-6
 
 static void sim_backoff(pc_wait_t *w)

@@ -17,9 +17,9 @@ static int virtual_node(const pc_config_t *cfg, int w)
 
 /* Team creation's allgather of n bytes per rank.  Under SMPI it is a
  * Bruck allgather over MPI_Sendrecv: SMPI's default allgather posts every
- * send and receive at once and its wait is linear in the requests, so a
- * 256-rank team took four minutes of wall time to create (the collective
- * itself: under a second).  Elsewhere the MPI library's own. */
+ * send and receive at once and its wait is linear in the requests, which
+ * made large teams take minutes of wall time to create (docs/SIM.md).
+ * Elsewhere the MPI library's own. */
 #define PC_TAG_SETUP 7090
 static int setup_allgather(const void *mine, size_t n, void *all, MPI_Comm comm)
 {

@@ -11,7 +11,8 @@ from typing import Dict, List, Optional
 from . import __version__
 from .load import (METRICS, ReportError, choose_baselines, group_runs, load_file,
                    parse_size, scaling_key)
-from .table import render_report, size_label
+from .table import render_report
+from .units import size_label
 
 EXIT_OK, EXIT_ENV, EXIT_INPUT = 0, 1, 2
 

@@ -13,6 +13,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+from . import units
+
 SCHEMA_PREFIX = "pacoll-bench/"
 SCHEMA_KNOWN = "pacoll-bench/1"
 
@@ -32,6 +34,27 @@ class ReportError(Exception):
 
 def warn(msg: str) -> None:
     print(f"pacoll-report: warning: {msg}", file=sys.stderr)
+
+
+def read_json(path: str, what: str, error: type = ReportError):
+    """A whole JSON file (a sim/ manifest, experiment, claims, summary or a
+    published run), as json.load gives it; error("WHAT PATH: why") when it
+    cannot be read or is not JSON."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as e:
+        raise error(f"{what} {path}: {e.strerror or e}") from None
+    except json.JSONDecodeError as e:
+        raise error(f"{what} {path}: not valid JSON: {e}") from None
+
+
+def summary_median(algo: dict, key: str = "avg_us"):
+    """The median of KEY in one algorithm entry of a pacoll-bench result
+    ({"name": ..., "summary": {KEY: {"median": ...}}}) as the file has it,
+    None where it is missing. load_file's Stat reads more (the repeats);
+    this is the raw value that sim/run and docs/RESULTS.md use."""
+    return ((algo.get("summary") or {}).get(key) or {}).get("median")
 
 
 @dataclass
@@ -438,12 +461,10 @@ def choose_baselines(groups: List[Group], wanted: Optional[str]) -> None:
             g.algorithms.insert(0, g.baseline)
 
 
-_SUFFIX = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
-
-
 def parse_size(text: str) -> int:
-    """'64', '1k', '1M', '256B' -> bytes (as pacoll-bench --sizes)."""
-    m = re.fullmatch(r"\s*(\d+)\s*([kKmMgG]?)[bB]?\s*", text)
-    if not m:
-        raise ReportError(f"--size {text!r}: expected a byte count such as 64, 1k, 1M")
-    return int(m.group(1)) * _SUFFIX[m.group(2).lower()]
+    """'64', '1k', '1M', '256B' -> bytes (as pacoll-bench --sizes); ReportError
+    naming --size otherwise (units.parse_size with the command line's words)."""
+    try:
+        return units.parse_size(text)
+    except ValueError:
+        raise ReportError(f"--size {text!r}: expected a byte count such as 64, 1k, 1M") from None

@@ -12,7 +12,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator  # noqa: E402
 
 from .load import METRICS, Group  # noqa: E402
-from .table import group_title, size_label  # noqa: E402
+from .table import group_title  # noqa: E402
+from .units import size_label  # noqa: E402
 
 DPI = 130
 FIGSIZE = (8.0, 5.2)

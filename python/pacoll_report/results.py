@@ -14,10 +14,12 @@ Placeholders in the template: {{CLAIMS}} (one row per claim) and {{RUNS}}
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import Dict, List, Optional, Tuple
+
+from .load import read_json, summary_median
+from .units import fmt_us, size_label
 
 PEER_PREFIX = "native:"
 
@@ -41,16 +43,6 @@ def find_root(start: Optional[str] = None) -> str:
     raise ResultsError("cannot find the source tree (sim/claims.json); use --root")
 
 
-def _load(path: str, what: str):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except OSError as e:
-        raise ResultsError(f"{what} {path}: {e.strerror or e}") from None
-    except json.JSONDecodeError as e:
-        raise ResultsError(f"{what} {path}: not valid JSON: {e}") from None
-
-
 class Published:
     """sim/published/EXPERIMENT/KEY.json, loaded on demand."""
 
@@ -62,7 +54,8 @@ class Published:
         k = (exp, key)
         if k not in self.cache:
             path = os.path.join(self.root, exp, key + ".json")
-            self.cache[k] = _load(path, "published run") if os.path.exists(path) else None
+            self.cache[k] = (read_json(path, "published run", ResultsError)
+                             if os.path.exists(path) else None)
         return self.cache[k]
 
     def times(self, exp: str, key: str, size: int,
@@ -75,28 +68,15 @@ class Published:
             if r.get("bytes") == size:
                 out = {}
                 for a in r.get("algos", []):
-                    v = ((a.get("summary") or {}).get(metric) or {}).get("median")
+                    v = summary_median(a, metric)
                     if isinstance(v, (int, float)) and v > 0:
                         out[a["name"]] = float(v)
                 return out
         return {}
 
 
-def fmt_us(v: Optional[float]) -> str:
-    if v is None:
-        return "-"
-    return f"{v:.3g}" if v < 100 else f"{v:.0f}"
-
-
 def fmt_ratio(v: Optional[float]) -> str:
     return "-" if v is None else f"{v:.2f}x"
-
-
-def size_text(n: int) -> str:
-    for unit, shift in (("M", 20), ("K", 10)):
-        if n >= 1 << shift and n % (1 << shift) == 0:
-            return f"{n >> shift} {unit}B"
-    return f"{n} B"
 
 
 def not_yet(c: dict) -> str:
@@ -129,20 +109,22 @@ def claim_row(c: dict, pub: Published) -> List[str]:
     else:
         bname, bval = base, (btimes or {}).get(base)
 
-    pacoll = f"{fmt_us(mine)} ({algo})" if mine is not None else not_yet(c)
+    pacoll = f"{fmt_us(mine, short=True)} ({algo})" if mine is not None else not_yet(c)
     if times is None and mine is None and c.get("issue") not in (None, 4):
         pacoll = not_yet(c)
     baseline = "-"
     if bval is not None:
-        baseline = f"{fmt_us(bval)} ({bname}{', other run' if bkey != key else ''})"
+        baseline = f"{fmt_us(bval, short=True)} ({bname}{', other run' if bkey != key else ''})"
     elif btimes is not None and base != "peers" and base != algo:
         baseline = f"{base}: not yet"
-    peer = f"{fmt_us(best_peer[1])} ({best_peer[0][len(PEER_PREFIX):]})" if best_peer else "-"
+    peer = "-"
+    if best_peer:
+        peer = f"{fmt_us(best_peer[1], short=True)} ({best_peer[0][len(PEER_PREFIX):]})"
     ratio = None
     if mine is not None and bval is not None:
         ratio = mine / bval if c.get("invert") else bval / mine
     paper = c.get("paper_text") or fmt_ratio(c.get("paper_ratio"))
-    run = f"`{exp}`, {c['ranks']} ranks, {size_text(size)}"
+    run = f"`{exp}`, {c['ranks']} ranks, {size_label(size, short=True)}"
     d = pub.file(exp, key)
     if d is not None and isinstance(d.get("sim"), dict):
         run += f", {d['sim'].get('platform', '')}"
@@ -183,7 +165,7 @@ def runs_table(pub_root: str) -> str:
             wall = skipped = None
             quick = False
             if os.path.exists(summ):
-                s = _load(summ, "summary")
+                s = read_json(summ, "summary", ResultsError)
                 wall = s.get("points_seconds", s.get("wall_seconds"))
                 quick = bool(s.get("quick"))
                 skipped = s.get("skipped_not_registered") or {}
@@ -191,19 +173,18 @@ def runs_table(pub_root: str) -> str:
             for fn in sorted(os.listdir(d)):
                 if not fn.endswith(".json") or fn == "summary.json":
                     continue
-                r = _load(os.path.join(d, fn), "published run")
+                r = read_json(os.path.join(d, fn), "published run", ResultsError)
                 algos = r.get("settings", {}).get("algorithms", [])
                 mine = [a for a in algos if not a.startswith(PEER_PREFIX)]
                 ratios = []
                 for res in r.get("results", []):
-                    t = {a["name"]: ((a.get("summary") or {}).get("avg_us") or {}).get("median")
-                         for a in res.get("algos", [])}
+                    t = {a["name"]: summary_median(a, "avg_us") for a in res.get("algos", [])}
                     pv = [v for n, v in t.items() if n.startswith(PEER_PREFIX) and v]
                     mv = [(v, n) for n, v in t.items() if n in mine and v]
                     if pv and mv:
                         best = min(mv)
                         ratios.append((res["bytes"], min(pv) / best[0], best[1]))
-                span = ", ".join(f"{size_text(b)}: {x:.2f}x ({n})"
+                span = ", ".join(f"{size_label(b, short=True)}: {x:.2f}x ({n})"
                                  for b, x, n in (ratios[:1] + ratios[-1:] if len(ratios) > 1
                                                  else ratios))
                 sk = ", ".join(f"{c}: {', '.join(v)}" for c, v in sorted((skipped or {}).items())
@@ -221,7 +202,7 @@ def runs_table(pub_root: str) -> str:
 
 
 def render(root: str, claims_path: str, pub_root: str, template_path: str) -> str:
-    claims = _load(claims_path, "claims")
+    claims = read_json(claims_path, "claims", ResultsError)
     if not isinstance(claims, dict) or not isinstance(claims.get("claims"), list):
         raise ResultsError(f"{claims_path}: expected {{\"claims\": [...]}}")
     need = ("paper", "figure", "claim", "experiment", "key", "algorithm", "size", "ranks")

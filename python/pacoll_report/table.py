@@ -7,39 +7,11 @@ import os
 from typing import Dict, List, Optional, Sequence
 
 from .load import METRICS, Group, setting_options, skew_description, short_library
-
-
-def fmt_us(v: Optional[float]) -> str:
-    """Latency in µs, fixed point: 4 significant digits from 1 µs up, 3 below."""
-    if v is None:
-        return "-"
-    a = abs(v)
-    if a >= 1000:
-        return f"{v:.0f}"
-    if a >= 100:
-        return f"{v:.1f}"
-    if a >= 10:
-        return f"{v:.2f}"
-    if a >= 0.1 or a == 0:
-        return f"{v:.3f}"
-    d = 3
-    while a < 10 ** (-(d - 2)) and d < 12:
-        d += 1
-    return f"{v:.{d}f}"
+from .units import fmt_us, size_label
 
 
 def fmt_speedup(v: Optional[float]) -> str:
     return "-" if v is None else f"{v:.2f}"
-
-
-def size_label(n: int) -> str:
-    """Human form for plot ticks: 1 B, 512 B, 1 KiB, 64 KiB, 1 MiB."""
-    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if n >= (1 << shift) and n % (1 << shift) == 0:
-            return f"{n >> shift} {unit}"
-    if n >= 1024:
-        return f"{n / 1024:g} KiB"
-    return f"{n} B"
 
 
 def _join_distinct(values) -> str:

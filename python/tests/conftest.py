@@ -1,4 +1,6 @@
 """Tests run against the source tree (no installation needed)."""
+import importlib.machinery
+import importlib.util
 import json
 import os
 import sys
@@ -8,8 +10,18 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYDIR = os.path.dirname(HERE)
 DATA = os.path.join(HERE, "data")
+SIM_RUN = os.path.join(os.path.dirname(PYDIR), "sim", "run")
 if PYDIR not in sys.path:
     sys.path.insert(0, PYDIR)
+
+
+def load_sim_run():
+    """sim/run (a script without .py) as a module."""
+    loader = importlib.machinery.SourceFileLoader("sim_run", SIM_RUN)
+    spec = importlib.util.spec_from_loader("sim_run", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
 
 
 @pytest.fixture

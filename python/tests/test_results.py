@@ -2,8 +2,6 @@
 sim/: claims name experiments and runs that exist, experiments expand, the
 platforms match their generator."""
 import copy
-import importlib.machinery
-import importlib.util
 import json
 import os
 import subprocess
@@ -12,21 +10,13 @@ import time
 
 import pytest
 
-from conftest import DATA, parse_tables
+from conftest import DATA, load_sim_run, parse_tables
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SIM = os.path.join(ROOT, "sim")
 
-from pacoll_report import results  # noqa: E402
-
-
-def load_sim_run():
-    loader = importlib.machinery.SourceFileLoader("sim_run", os.path.join(SIM, "run"))
-    spec = importlib.util.spec_from_loader("sim_run", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+from pacoll_report import results, units  # noqa: E402
 
 
 def published_file(tmp_path, exp, key, peers=("ompi", "mpich")):
@@ -82,7 +72,7 @@ def test_row_has_numbers_and_ratio(tmp_path):
     assert head == results.CLAIM_HEAD
     t = times_at(d, 256)
     r0 = dict(zip(head, rows[0]))
-    assert r0["pacoll (us)"].startswith(results.fmt_us(t["direct"]))
+    assert r0["pacoll (us)"].startswith(units.fmt_us(t["direct"], short=True))
     assert "(ompi)" in r0["best SMPI peer (us)"]
     assert r0["simulated ratio"] == f"{t['native:ompi'] / t['direct']:.2f}x"
     assert r0["paper's number"] == "2.00x"
@@ -143,7 +133,7 @@ def test_completion_metric_compares_last_arrival_to_last_exit(tmp_path):
     row = dict(zip(head, rows[0]))
     at = [r for r in d["results"] if r["bytes"] == 256][0]
     t = {a["name"]: a["summary"]["last_arrival_to_last_exit_us"]["median"] for a in at["algos"]}
-    assert row["pacoll (us)"].startswith(results.fmt_us(t["direct"]))
+    assert row["pacoll (us)"].startswith(units.fmt_us(t["direct"], short=True))
     assert row["simulated ratio"] == f"{min(t['native:ompi'], t['native:mpich']) / t['direct']:.2f}x"
     assert "times: completion" in row["simulated run"]
 

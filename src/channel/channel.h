@@ -139,7 +139,18 @@ typedef struct pc_chan_stats {
     uint64_t attached_bytes, evictions;
     uint64_t zput_bytes, eager_bytes;
 } pc_chan_stats_t;
-pc_chan_stats_t pc_chan_stats(const pc_chan_t *ch);
+static inline pc_chan_stats_t pc_chan_stats(const pc_chan_t *ch)
+{
+    return (pc_chan_stats_t){
+        .adverts = ch->adv_sent,
+        .registers = ch->rc.hits + ch->rc.misses,
+        .attaches = ch->rc.misses,
+        .attached_bytes = ch->rc.attached_bytes,
+        .evictions = ch->rc.evictions,
+        .zput_bytes = ch->zput_bytes,
+        .eager_bytes = ch->eager_bytes,
+    };
+}
 
 /* Starts a call: takes the next sequence number (the same on every rank:
  * every rank makes the same calls on a team). */

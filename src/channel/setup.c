@@ -64,19 +64,6 @@ const char *pc_chan_describe(const pc_chan_t *ch, char *buf, size_t len)
     return buf;
 }
 
-pc_chan_stats_t pc_chan_stats(const pc_chan_t *ch)
-{
-    return (pc_chan_stats_t){
-        .adverts = ch->adv_sent,
-        .registers = ch->rc.hits + ch->rc.misses,
-        .attaches = ch->rc.misses,
-        .attached_bytes = ch->rc.attached_bytes,
-        .evictions = ch->rc.evictions,
-        .zput_bytes = ch->zput_bytes,
-        .eager_bytes = ch->eager_bytes,
-    };
-}
-
 void pc_chan_free(pc_chan_t *ch)
 {
     pc_regcache_free(ch);

@@ -31,7 +31,8 @@ install(TARGETS ${PACOLL_INSTALL_LIBS} pacoll-bench
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES include/pacoll.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES ${PACOLL_RULES_JSON} DESTINATION ${CMAKE_INSTALL_DATADIR}/pacoll RENAME rules.json)
+# The default selection rules are built into the library and not installed:
+# a file the library never reads would invite edits that change nothing.
 
 # ---- pacoll-run: the launcher for unchanged programs (not under SMPI, which
 # LD_PRELOAD does not reach).  Two copies: bin/pacoll-run of the build tree

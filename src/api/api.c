@@ -40,6 +40,29 @@ static void say_once(pacoll_team_t *t, const char *fmt, const char *coll, const 
         pc_log("%s", msg);
 }
 
+/* PACOLL_VERBOSE: the automatic choice and why, on rank 0, once per
+ * collective, communicator and power-of-two range of block sizes. */
+static int say_choice(pacoll_team_t *t, pacoll_coll_t coll, size_t m)
+{
+    char why[PC_MSG_LEN / 2];
+    int idx = pc_select_why(t, coll, m, why, sizeof why);
+    int range = 0; /* [2^(range-1), 2^range) bytes; 0 for 0 bytes */
+    while (range < 63 && ((size_t)1 << range) <= m)
+        range++;
+    if (t->rank != 0 || (t->said_choice[coll] >> range & 1))
+        return idx;
+    t->said_choice[coll] |= (uint64_t)1 << range;
+    size_t lo = range ? (size_t)1 << (range - 1) : 0, hi = range ? ((size_t)1 << range) - 1 : 0;
+    if (coll == PACOLL_ALLTOALLV)
+        pc_log("alltoallv on %d ranks, %d nodes (largest %d): %s (%s)", t->size, t->nnodes,
+               t->ppn_max, pc_registry_get(idx)->name, why);
+    else
+        pc_log("%s on %d ranks, %d nodes (largest %d), %zu-%zu B per block: %s (%s)",
+               pacoll_coll_name(coll), t->size, t->nnodes, t->ppn_max, lo, hi,
+               pc_registry_get(idx)->name, why);
+    return idx;
+}
+
 /* The communicator's collective state is lost (verdict.h): this call and
  * every later one fail with code; said once even under MPI_ERRORS_RETURN. */
 static int lost(const pc_mpi_call_t *c, pacoll_team_t *t, int code)
@@ -204,8 +227,8 @@ static int dispatch(const pc_mpi_call_t *c, const char *site)
     if (idx < 0) { /* the rules or the cost model */
         if (t->nic < 0) /* the first call that selects: every rank's same call */
             t->nic = pc_nic_measure(t);
-        idx = pc_select(t, c->coll,
-                        c->coll == PACOLL_ALLTOALLV ? 0 : pc_block_bytes(c, t->rank));
+        size_t m = c->coll == PACOLL_ALLTOALLV ? 0 : pc_block_bytes(c, t->rank);
+        idx = t->cfg.chan.verbose ? say_choice(t, c->coll, m) : pc_select(t, c->coll, m);
     }
     const pacoll_algo_t *a = pc_registry_get(idx);
     const char *why;

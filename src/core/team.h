@@ -69,6 +69,7 @@ struct pacoll_team {
     struct pacoll_team *parent; /* the team a sub-team (multileader's lane) serves */
     int comm_choice[PACOLL_NCOLL]; /* pacoll_comm_set_algorithm, -1 = none */
     int last_algo[PACOLL_NCOLL];   /* registry index of the last call, -1 = none */
+    uint64_t said_choice[PACOLL_NCOLL]; /* PACOLL_VERBOSE: size ranges whose choice was said */
     pc_stat_t stats[PC_MAX_ALGOS];
     void *rules;       /* parsed selection rules (select/select.c), made on first use */
     void (*rules_free)(void *rules);

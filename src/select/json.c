@@ -21,10 +21,18 @@ static void skip_ws(parser_t *p)
         p->s++;
 }
 
+/* The error, at the line and column a user's editor shows (1-based). */
 static pc_json_t *fail(parser_t *p, const char *what)
 {
-    if (p->err && p->err[0] == '\0')
-        snprintf(p->err, p->errlen, "%s at byte %ld", what, (long)(p->s - p->start));
+    if (!p->err || p->err[0] != '\0')
+        return NULL;
+    long line = 1, col = 1;
+    for (const char *c = p->start; c < p->s && *c; c++)
+        if (*c == '\n')
+            line++, col = 1;
+        else
+            col++;
+    snprintf(p->err, p->errlen, "%s at line %ld, column %ld", what, line, col);
     return NULL;
 }
 
@@ -139,9 +147,8 @@ static pc_json_t *parse_literal(parser_t *p)
     return j;
 }
 
-static pc_json_t *parse_value(parser_t *p)
+static pc_json_t *parse_one(parser_t *p)
 {
-    skip_ws(p);
     if (*p->s == '{' || *p->s == '[')
         return parse_container(p, *p->s == '{');
     if (*p->s == '"') {
@@ -154,6 +161,18 @@ static pc_json_t *parse_value(parser_t *p)
         return j;
     }
     return parse_literal(p);
+}
+
+static pc_json_t *parse_value(parser_t *p)
+{
+    skip_ws(p);
+    int line = 1; /* rules files are small: counting from the start is cheap */
+    for (const char *c = p->start; c < p->s; c++)
+        line += *c == '\n';
+    pc_json_t *j = parse_one(p);
+    if (j)
+        j->line = line;
+    return j;
 }
 
 pc_json_t *pc_json_parse(const char *text, char *err, size_t errlen)

@@ -2,7 +2,8 @@
  * A small JSON reader for the selection rules (and later the tuner's
  * output): objects, arrays, strings without \u escapes beyond ASCII,
  * numbers, true, false, null.  Enough for data files the project writes;
- * errors give the byte offset.
+ * errors give the line and column, and every value its line, so a rule's
+ * own error can say where it is.
  */
 #ifndef PACOLL_JSON_H
 #define PACOLL_JSON_H
@@ -18,6 +19,7 @@ typedef struct pc_json {
     char *key;             /* member name when inside an object */
     struct pc_json *child; /* JARR, JOBJ: first element */
     struct pc_json *next;  /* next sibling */
+    int line;              /* where the value starts in the text (1-based) */
 } pc_json_t;
 
 /* Parses text; NULL on error with a message in err. */

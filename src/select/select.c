@@ -15,11 +15,13 @@ typedef struct pc_rule {
     double min_nodes, max_nodes;
     double min_ppn, max_ppn;        /* largest node */
     int nic;                        /* enum pc_nic the team's must be, or -1: any */
+    int index, line;                /* its place in the file, for PACOLL_VERBOSE */
 } pc_rule_t;
 
 typedef struct pc_rules {
     pc_rule_t *rule;
     int n;
+    char origin[256]; /* "(built in)" or the file */
 } pc_rules_t;
 
 static double num_or(const pc_json_t *o, const char *key, double dflt)
@@ -28,8 +30,35 @@ static double num_or(const pc_json_t *o, const char *key, double dflt)
     return v && v->type == PC_JNUM ? v->num : dflt;
 }
 
+/* The members a rule may have: a misspelt condition ("max_byte") must fail,
+ * not match every call. */
+static const char *const rule_keys[] = {"coll",      "algo",      "min_bytes", "max_bytes",
+                                        "min_ranks", "max_ranks", "min_nodes", "max_nodes",
+                                        "min_ppn",   "max_ppn",   "nic",       "comment"};
+
 static int parse_rule(const pc_json_t *o, pc_rule_t *r, char *err, size_t errlen)
 {
+    if (o->type != PC_JOBJ) {
+        snprintf(err, errlen, "a rule must be an object");
+        return -1;
+    }
+    for (const pc_json_t *m = o->child; m; m = m->next) {
+        int known = 0;
+        for (size_t k = 0; k < sizeof rule_keys / sizeof rule_keys[0] && !known; k++)
+            known = !strcmp(m->key, rule_keys[k]);
+        if (!known) {
+            snprintf(err, errlen, "unknown condition \"%s\" (known: coll, algo, min_/max_bytes, "
+                                  "min_/max_ranks, min_/max_nodes, min_/max_ppn, nic, comment)",
+                     m->key);
+            return -1;
+        }
+        if (!strncmp(m->key, "min_", 4) || !strncmp(m->key, "max_", 4)) {
+            if (m->type != PC_JNUM) {
+                snprintf(err, errlen, "\"%s\" must be a number", m->key);
+                return -1;
+            }
+        }
+    }
     const pc_json_t *coll = pc_json_get(o, "coll"), *algo = pc_json_get(o, "algo");
     if (!coll || coll->type != PC_JSTR || !algo || algo->type != PC_JSTR) {
         snprintf(err, errlen, "a rule needs \"coll\" and \"algo\" strings");
@@ -105,17 +134,25 @@ static void parse_rules(pacoll_team_t *t, const char *text, const char *origin)
         return; /* reported at the first call, like any bad setting */
     }
     pc_rules_t *rs = calloc(1, sizeof *rs);
+    if (!rs) {
+        pc_json_free(root);
+        return;
+    }
+    snprintf(rs->origin, sizeof rs->origin, "%s", origin);
     int n = 0;
     for (const pc_json_t *c = list->child; c; c = c->next)
         n++;
     rs->rule = calloc((size_t)n + 1, sizeof *rs->rule);
+    int index = 0;
     for (const pc_json_t *c = list->child; c && !t->cfg.error; c = c->next) {
         int k = parse_rule(c, &rs->rule[rs->n], err, sizeof err);
+        index++;
         if (k < 0) {
             t->cfg.error = MPI_ERR_ARG;
-            snprintf(t->cfg.error_msg, sizeof t->cfg.error_msg, "selection rules %s, rule %d: %s",
-                     origin, rs->n + 1, err);
+            snprintf(t->cfg.error_msg, sizeof t->cfg.error_msg,
+                     "selection rules %s, rule %d (line %d): %s", origin, index, c->line, err);
         } else if (k == 0) {
+            rs->rule[rs->n].index = index, rs->rule[rs->n].line = c->line;
             rs->n++;
         }
     }
@@ -206,16 +243,27 @@ static int by_cost(pacoll_team_t *t, pacoll_coll_t coll, size_t m)
     return best;
 }
 
-int pc_select(pacoll_team_t *t, pacoll_coll_t coll, size_t m)
+int pc_select_why(pacoll_team_t *t, pacoll_coll_t coll, size_t m, char *why, size_t len)
 {
     if (!t->rules) /* a sub-team, made inside an algorithm: the rules only */
         rules_load(t);
     const pc_rules_t *rs = t->rules;
     for (int i = 0; rs && i < rs->n; i++) {
         const pc_rule_t *r = &rs->rule[i];
-        const char *why;
-        if (rule_matches(r, t, coll, (double)m) && pc_algo_can_run(t, pc_registry_get(r->algo), &why))
+        const char *cant;
+        if (rule_matches(r, t, coll, (double)m) && pc_algo_can_run(t, pc_registry_get(r->algo), &cant)) {
+            if (why)
+                snprintf(why, len, "rule %d, line %d of the selection rules %s", r->index,
+                         r->line, rs->origin);
             return r->algo;
+        }
     }
+    if (why)
+        snprintf(why, len, "no rule matched: the cost models");
     return by_cost(t, coll, m);
+}
+
+int pc_select(pacoll_team_t *t, pacoll_coll_t coll, size_t m)
+{
+    return pc_select_why(t, coll, m, NULL, 0);
 }

@@ -26,6 +26,8 @@ int pc_algo_can_run(const pacoll_team_t *t, const pacoll_algo_t *a, const char *
  * (alltoallv: the call's largest block is not known to all ranks, so m is
  * 0 and only ranks and nodes decide). */
 int pc_select(pacoll_team_t *t, pacoll_coll_t coll, size_t m);
+/* The same, saying in why which rule chose (or that the cost models did). */
+int pc_select_why(pacoll_team_t *t, pacoll_coll_t coll, size_t m, char *why, size_t len);
 
 /* The cost-model inputs for this team. */
 void pc_cost_ctx(const pacoll_team_t *t, pc_cost_ctx_t *ctx);

@@ -7,8 +7,10 @@
 #   --expect REGEX  an extended regular expression its output (stdout and
 #                   stderr) must contain
 #   --json FILE     FILE (removed first, so a stale one cannot pass) must be
-#                   written and parse as JSON, with the keys "schema" and
-#                   "settings"."vdist_params"; PY is the Python 3 interpreter
+#                   written and parse as JSON, with the keys "schema",
+#                   "settings"."vdist_params" and "settings"."mode"; where
+#                   "auto" ran, every size must say which algorithm it ran
+#                   ("ran", not "auto"); PY is the Python 3 interpreter
 # Prints COMMAND's output, then "bench-test: PASS" (exit 0) or the reasons
 # it failed (exit 1).
 set -u
@@ -49,8 +51,16 @@ if [ -n "$json" ]; then
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "pacoll-bench/1", "schema"
 assert isinstance(d["settings"]["vdist_params"], dict), "settings.vdist_params"
-print("bench-test: %s parses: vdist %s %s, %d sizes" % (sys.argv[1], d["settings"]["vdist"],
-      d["settings"]["vdist_params"], len(d["results"])))' "$json"; then
+assert d["settings"]["mode"] in ("loop", "barrier"), "settings.mode"
+chose = []
+for r in d["results"]:
+    for a in r["algos"]:
+        if a["name"] == "auto":
+            assert a["ran"] and a["ran"] != "auto", "auto ran nothing at %d B" % r["bytes"]
+            chose.append("%d:%s" % (r["bytes"], a["ran"]))
+print("bench-test: %s parses: mode %s, vdist %s %s, %d sizes%s" % (sys.argv[1],
+      d["settings"]["mode"], d["settings"]["vdist"], d["settings"]["vdist_params"],
+      len(d["results"]), "; auto ran " + " ".join(chose) if chose else ""))' "$json"; then
         echo "bench-test: FAIL: $json is not valid pacoll-bench JSON"
         fail=1
     fi

@@ -89,6 +89,7 @@ typedef struct bench_opts {
     enum bench_clock clock;
     int pp_peer;
     int quiet;
+    int loop; /* --loop: no barrier between calls */
 } bench_opts_t;
 
 /* ---- options (bench_options.c) ---- */

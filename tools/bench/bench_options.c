@@ -72,8 +72,12 @@ void bench_usage(FILE *f)
         "\n"
         "Algorithms\n"
         "  --algos A,B,...    algorithms to compare, run through pacoll_<coll>_alg;\n"
-        "                     \"native\" is the MPI library's own collective.\n"
-        "                     default: native and every algorithm registered for COLLECTIVE\n"
+        "                     \"native\" is the MPI library's own collective (handed over\n"
+        "                     by pacoll, as PACOLL_<COLL>=native does), \"auto\" what a\n"
+        "                     program gets by default (pacoll's choice; the table and\n"
+        "                     the JSON say which algorithm ran, per size).\n"
+        "                     default: native, auto and every algorithm registered for\n"
+        "                     COLLECTIVE\n"
         "  --baseline NAME    the algorithm the speedup column compares with (default: the first)\n"
         "  --list             print the registered algorithms (name, collective, needs,\n"
         "                     source, summary) and exit; COLLECTIVE, if given, filters\n"
@@ -89,6 +93,9 @@ void bench_usage(FILE *f)
         "                     but never below 5 (default 16M; 0 = never scale)\n"
         "  --repeat R         run every (size, algorithm) block R times, interleaved\n"
         "                     A B A B ...; report the median and min/max over the R (default 1)\n"
+        "  --loop             back-to-back calls, no barrier between them, as IMB, OSU and\n"
+        "                     applications call; one barrier before each block (default:\n"
+        "                     a barrier before every call, which the skew options need)\n"
         "\n"
         "Arrival skew (pap-aware paper, sec. 3.2 and 6)\n"
         "  Before every iteration all ranks meet in PMPI_Barrier, then each one computes\n"
@@ -162,12 +169,13 @@ static const char *needs_str(unsigned needs, char *buf, size_t len)
     return buf;
 }
 
-/* "native, direct, ...": the names valid for coll, each once.  The registry
- * lists native itself; it comes first here whether registered or not. */
+/* "native, auto, direct, ...": the names valid for coll, each once.  The
+ * registry lists native itself; it comes first here whether registered or
+ * not, then auto (pacoll's own choice). */
 const char *bench_algo_names(pacoll_coll_t coll, char *buf, size_t len)
 {
     int n = pacoll_algorithm_count();
-    snprintf(buf, len, "native");
+    snprintf(buf, len, "native, auto");
     for (int i = 0; i < n; i++) {
         pacoll_algo_info_t info;
         size_t used = strlen(buf);
@@ -440,6 +448,8 @@ int bench_parse(int argc, char **argv, bench_opts_t *o, char *err, size_t errlen
             o->sim_shared = 1;
         } else if (!strcmp(name, "quiet")) {
             o->quiet = 1;
+        } else if (!strcmp(name, "loop")) {
+            o->loop = 1;
         } else if (!strcmp(name, "algos")) {
             int rc = parse_algos(val, o, err, errlen);
             if (rc)
@@ -564,6 +574,9 @@ int bench_parse(int argc, char **argv, bench_opts_t *o, char *err, size_t errlen
     } else {
         o->skew = o->mif > 0 ? SKEW_RANDOM : SKEW_NONE;
     }
+    if (o->loop && o->skew != SKEW_NONE)
+        return fail(err, errlen, "--loop times back-to-back calls; arrival skew (--mif, --late, "
+                                 "--late-ranks) needs the barrier before every call");
     if (!o->have_coll && !o->list)
         return fail(err, errlen, "which collective? (alltoall, alltoallv, allgather, gather; see "
                                  "--help)");
@@ -604,6 +617,7 @@ int bench_resolve_algos(bench_opts_t *o, char *err, size_t errlen)
     int n = pacoll_algorithm_count();
     if (o->nalgos == 0) {
         strcpy(o->algos[o->nalgos++], "native");
+        strcpy(o->algos[o->nalgos++], "auto");
         for (int i = 0; i < n && o->nalgos < BENCH_MAX_ALGOS; i++) {
             pacoll_algo_info_t info;
             if (pacoll_algorithm_info(i, &info) == MPI_SUCCESS && info.coll == o->coll &&
@@ -612,7 +626,7 @@ int bench_resolve_algos(bench_opts_t *o, char *err, size_t errlen)
         }
     } else {
         for (int a = 0; a < o->nalgos; a++) {
-            int found = !strcmp(o->algos[a], "native");
+            int found = !strcmp(o->algos[a], "native") || !strcmp(o->algos[a], "auto");
             for (int i = 0; i < n && !found; i++) {
                 pacoll_algo_info_t info;
                 if (pacoll_algorithm_info(i, &info) == MPI_SUCCESS && info.coll == o->coll &&

@@ -130,9 +130,11 @@ static int baseline_index(const bench_opts_t *o)
     return 0;
 }
 
+/* A forced algorithm pacoll could not run here (auto runs whatever it
+ * chose: not a fallback). */
 static int fell_back(const bench_opts_t *o, const bench_size_result_t *r, int a)
 {
-    return r->ran[a][0] && strcmp(r->ran[a], o->algos[a]) != 0;
+    return r->ran[a][0] && strcmp(r->ran[a], o->algos[a]) != 0 && strcmp(o->algos[a], "auto") != 0;
 }
 
 /* ---- text ---- */
@@ -202,6 +204,8 @@ void bench_print_header(FILE *f, const bench_opts_t *o, const bench_env_t *e)
     }
     fprintf(f, "; seed %llu; T(m) = rank 0 <-> %d ping-pong\n", (unsigned long long)o->seed,
             o->pp_peer);
+    fprintf(f, "# calls: %s\n", o->loop ? "back to back (--loop), one barrier per block"
+                                         : "a barrier before every call");
     fprintf(f, "# clock: %s; buffers: %s%s\n", bench_clock_str(e->clock),
             o->no_reuse    ? "fresh mapping every iteration"
             : o->sim_shared ? "reused, one block shared by all ranks (SMPI)"
@@ -223,8 +227,11 @@ void bench_print_size(FILE *f, const bench_opts_t *o, const bench_size_result_t 
         stat3_t avg = over_repeats(r, a, M_AVG), mn = over_repeats(r, a, M_MIN),
                 mx = over_repeats(r, a, M_MAX), l2l = over_repeats(r, a, M_L2L),
                 imb = over_repeats(r, a, M_IMB);
-        char name[BENCH_NAME_LEN + 2], imbs[16], spread[16], speed[16];
-        snprintf(name, sizeof name, "%s%s", o->algos[a], fell_back(o, r, a) ? "*" : "");
+        char name[2 * BENCH_NAME_LEN + 8], imbs[16], spread[16], speed[16];
+        if (!strcmp(o->algos[a], "auto") && r->ran[a][0]) /* auto:direct */
+            snprintf(name, sizeof name, "auto:%s", r->ran[a]);
+        else
+            snprintf(name, sizeof name, "%s%s", o->algos[a], fell_back(o, r, a) ? "*" : "");
         if (r->tm_us > 0)
             snprintf(imbs, sizeof imbs, "%.2f", imb.median / r->tm_us);
         else
@@ -330,6 +337,7 @@ void bench_json_begin(FILE *f, const bench_opts_t *o, const bench_env_t *e)
     fprintf(f, ",\n    \"min_size\": %zu, \"max_size\": %zu, \"iters\": %ld, \"warmup\": %ld, "
                "\"budget\": %zu, \"repeat\": %d,\n",
             o->min_size, o->max_size, o->iters, o->warmup, o->budget, o->repeat);
+    fprintf(f, "    \"mode\": \"%s\",\n", o->loop ? "loop" : "barrier");
     fprintf(f, "    \"check\": %s, \"no_reuse\": %s, \"sim_shared_buffers\": %s, \"root\": %d, "
                "\"vdist\": \"%s\",\n",
             o->check ? "true" : "false", o->no_reuse ? "true" : "false",

@@ -264,9 +264,12 @@ static void run_block(bench_ctx_t *c, block_args_t *b)
         }
         double d = draw_delay(c, &mine, &shared, b->tm);
 
-        PMPI_Barrier(c->comm);
+        /* --loop: back to back, one barrier before the block */
+        if (!o->loop || it == 0)
+            PMPI_Barrier(c->comm);
         double t0 = now(c);
-        compute_for(c, d, t0);
+        if (!o->loop)
+            compute_for(c, d, t0);
         double ta = now(c);
         int rc = bench_call(l, algo, sb, rb, c->comm);
         double te = now(c);
@@ -554,7 +557,8 @@ int main(int argc, char **argv)
 
         if (rank == 0) {
             for (int a = 0; a < opts.nalgos; a++)
-                if (res.ran[a][0] && strcmp(res.ran[a], opts.algos[a]))
+                if (res.ran[a][0] && strcmp(res.ran[a], opts.algos[a]) &&
+                    strcmp(opts.algos[a], "auto"))
                     fallbacks = 1;
             if (out)
                 bench_print_size(out, &opts, &res);

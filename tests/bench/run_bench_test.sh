@@ -5,7 +5,7 @@
 #
 #   --rc N          the exit status COMMAND must return (default 0)
 #   --expect REGEX  an extended regular expression its output (stdout and
-#                   stderr) must contain
+#                   stderr) must contain on one line; may be given again
 #   --json FILE     FILE (removed first, so a stale one cannot pass) must be
 #                   written and parse as JSON, with the keys "schema",
 #                   "settings"."vdist_params" and "settings"."mode"; where
@@ -18,7 +18,8 @@ want_rc=0 expect= json= py=python3
 while [ $# -gt 0 ]; do
     case $1 in
     --rc) want_rc=$2; shift 2 ;;
-    --expect) expect=$2; shift 2 ;;
+    --expect) expect="$expect$2
+"; shift 2 ;;
     --json) json=$2; shift 2 ;;
     --python) py=$2; shift 2 ;;
     --) shift; break ;;
@@ -39,10 +40,15 @@ if [ "$rc" -ne "$want_rc" ]; then
     echo "bench-test: FAIL: exit status $rc, expected $want_rc"
     fail=1
 fi
-if [ -n "$expect" ] && ! grep -Eq -- "$expect" "$out"; then
-    echo "bench-test: FAIL: the output does not contain /$expect/"
-    fail=1
-fi
+while IFS= read -r re; do
+    [ -n "$re" ] || continue
+    if ! grep -Eq -- "$re" "$out"; then
+        echo "bench-test: FAIL: the output does not contain /$re/"
+        fail=1
+    fi
+done <<EOF_EXPECT
+$expect
+EOF_EXPECT
 if [ -n "$json" ]; then
     if [ ! -s "$json" ]; then
         echo "bench-test: FAIL: --json $json was not written"

@@ -85,7 +85,7 @@ _bogus_once() { # the error of --algos bogus names native once
     local out="$_ic_work/bogus.txt"
     clean_run "$MPIEXEC" "${MPIEXEC_FLAGS[@]}" -n 1 "$_ic_root/bin/pacoll-bench" alltoall \
         --algos bogus >"$out" 2>&1
-    expect "$out" "no algorithm 'bogus'.*known: native, direct" || return 1
+    expect "$out" "no algorithm 'bogus'.*known: native, auto, direct" || return 1
     local n
     n=$(grep -o 'known: .*' "$out" | head -1 | grep -o '\bnative\b' | wc -l)
     [ "$n" -eq 1 ] || { echo "native listed $n times"; cat "$out"; return 1; }

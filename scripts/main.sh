@@ -38,8 +38,8 @@ run() { # name, command...
   "$@" --json "$out/$name.json" 2>&1 | tee -a "$out/$name.txt"
 }
 
-run real-alltoall mpirun -np 2 "$bench" alltoall --algos native,direct --sizes 8:65536 --repeat 5
-run real-allgather mpirun -np 2 "$bench" allgather --algos native,direct --sizes 8:65536 --repeat 5
+run real-alltoall mpirun -np 2 "$bench" alltoall --algos native,auto,direct --sizes 8:65536 --repeat 5
+run real-allgather mpirun -np 2 "$bench" allgather --algos native,auto,direct --sizes 8:65536 --repeat 5
 (cd "$out" && run smpi16-alltoall "${smpi[@]}" "$sbench" alltoall --algos native,direct --sizes 1:4096 --iters 20 --warmup 2)
 (cd "$out" && run smpi16-alltoall-mif32 "${smpi[@]}" "$sbench" alltoall --algos native,direct --sizes 1:4096 --iters 20 --warmup 2 --mif 32)
 (cd "$out" && run smpi64-alltoall smpirun -np 64 -platform "$here/sim/platforms/ib_8x8.xml" \

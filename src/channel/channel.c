@@ -187,11 +187,10 @@ static void block_end(pc_call_t *c) { c->ch->remote->block_end(c->ch); }
 
 /* --------------------------------------------------------------- eager */
 
-int pc_slot_fits(const pc_call_t *c, int peer, size_t n)
-{
-    const pc_chan_t *ch = c->ch;
-    return n <= (pc_on_shm(ch, peer) ? ch->shm_slot : ch->slot);
-}
+/* The eager slot bytes between this rank and peer (the same both ways). */
+static size_t slot_bytes(const pc_chan_t *ch, int peer) { return pc_on_shm(ch, peer) ? ch->shm_slot : ch->slot; }
+
+int pc_slot_fits(const pc_call_t *c, int peer, size_t n) { return n <= slot_bytes(c->ch, peer); }
 
 int pc_eager_fits(const pc_call_t *c, int peer, size_t n)
 {
@@ -200,9 +199,8 @@ int pc_eager_fits(const pc_call_t *c, int peer, size_t n)
 
 size_t pc_eager_capacity(const pc_call_t *c, int peer)
 {
-    const pc_chan_t *ch = c->ch;
-    size_t slot = pc_on_shm(ch, peer) ? ch->shm_slot : ch->slot;
-    return slot < ch->peers.cfg->eager_bytes ? slot : ch->peers.cfg->eager_bytes;
+    size_t slot = slot_bytes(c->ch, peer), eager = c->ch->peers.cfg->eager_bytes;
+    return slot < eager ? slot : eager;
 }
 
 int pc_eager_put(pc_call_t *c, int peer, const void *src, size_t n)

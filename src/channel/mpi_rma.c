@@ -89,19 +89,19 @@ static const pc_entry_t *adv_poll(pc_call_t *c, int peer)
     return pc_load_acq(&e->adv_seq) == c->seq ? e : NULL;
 }
 
-static int write_data(pc_chan_t *ch, int peer, uint64_t addr, const void *src, size_t n)
+int pc_rma_write_data(pc_chan_t *ch, int peer, uint64_t addr, const void *src, size_t n)
 {
     return pc_put_striped(ch, src, n, peer, (MPI_Aint)addr, ch->dwin);
 }
 
-static int complete_data(pc_chan_t *ch, int peer) { return PMPI_Win_flush(peer, ch->dwin); }
+int pc_rma_complete_data(pc_chan_t *ch, int peer) { return PMPI_Win_flush(peer, ch->dwin); }
 
 static int done_poll(pc_call_t *c, int peer, uint64_t want)
 {
     return pc_load_acq(&pc_win_entry(c->ch, peer)->done) >= want;
 }
 
-static int read_progress(pc_chan_t *ch, int peer, uint64_t *v)
+int pc_rma_read_progress(pc_chan_t *ch, int peer, uint64_t *v)
 {
     int rc = PMPI_Get(v, 1, MPI_UINT64_T, peer, 0, 1, MPI_UINT64_T, ch->win);
     if (rc == MPI_SUCCESS)
@@ -109,9 +109,9 @@ static int read_progress(pc_chan_t *ch, int peer, uint64_t *v)
     return rc;
 }
 
-static int complete_peer(pc_chan_t *ch, int peer)
+int pc_rma_complete_peer(pc_chan_t *ch, int peer)
 {
-    int rc = complete_data(ch, peer);
+    int rc = pc_rma_complete_data(ch, peer);
     return rc == MPI_SUCCESS ? PMPI_Win_flush(peer, ch->win) : rc;
 }
 
@@ -130,7 +130,7 @@ static int flush(pc_call_t *c)
      * a done flag overtake the tail of a 400 KB put (check_colls, forced
      * RMA transport); the per-target flush never did. */
     for (int i = 0; i < ch->npending && rc == MPI_SUCCESS; i++)
-        rc = complete_peer(ch, ch->pending[i].peer);
+        rc = pc_rma_complete_peer(ch, ch->pending[i].peer);
     for (int i = 0; i < ch->npending && rc == MPI_SUCCESS; i++)
         rc = write_flag(ch, &ch->pending[i]);
     /* Flags must be delivered now: the peer may be polling for them while
@@ -150,10 +150,10 @@ const pc_transport_t pc_transport_mpi_rma = {
     .adv_poll = adv_poll,
     .zput = pc_remote_zput,
     .done_poll = done_poll,
-    .read_progress = read_progress,
-    .write_data = write_data,
-    .complete_data = complete_data,
-    .complete_peer = complete_peer,
+    .read_progress = pc_rma_read_progress,
+    .write_data = pc_rma_write_data,
+    .complete_data = pc_rma_complete_data,
+    .complete_peer = pc_rma_complete_peer,
     .write_flag = write_flag,
     .deliver_flags = deliver_flags,
     .flush = flush,

@@ -226,13 +226,6 @@ static void transfer_complete(pc_chan_t *ch, int peer)
     s->nxfer = kept;
 }
 
-static int window_write(pc_chan_t *ch, int peer, uint64_t addr, const void *src, size_t n)
-{
-    return pc_put_striped(ch, src, n, peer, (MPI_Aint)addr, ch->dwin);
-}
-
-static int window_complete(pc_chan_t *ch, int peer) { return PMPI_Win_flush(peer, ch->dwin); }
-
 static int transfer_complete_data(pc_chan_t *ch, int peer)
 {
     transfer_complete(ch, peer);
@@ -296,12 +289,6 @@ static int no_delivery(pc_chan_t *ch, int peer) { return PC_UNUSED(ch), PC_UNUSE
 
 /* ------------------------------------------- window: data by MPI_Put */
 
-static int window_complete_peer(pc_chan_t *ch, int peer)
-{
-    int rc = window_complete(ch, peer);
-    return rc == MPI_SUCCESS ? PMPI_Win_flush(peer, ch->win) : rc;
-}
-
 /* One flush_all, not one flush per peer: SMPI's per-target flush costs
  * grow with the requests in flight.  But SMPI's flush_all visits every
  * rank's window (two simcalls each): with one put pending (a ring or
@@ -357,14 +344,6 @@ static int transfer_flush(pc_call_t *c)
     return rc;
 }
 
-static int read_progress(pc_chan_t *ch, int peer, uint64_t *v)
-{
-    int rc = PMPI_Get(v, 1, MPI_UINT64_T, peer, 0, 1, MPI_UINT64_T, ch->win);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Win_flush(peer, ch->win);
-    return rc;
-}
-
 const pc_transport_t pc_transport_smpi = {
     .name = "smpi",
     .eager_put = eager_put,
@@ -373,10 +352,10 @@ const pc_transport_t pc_transport_smpi = {
     .adv_poll = adv_poll,
     .zput = pc_remote_zput,
     .done_poll = done_poll,
-    .read_progress = read_progress,
-    .write_data = window_write,
-    .complete_data = window_complete,
-    .complete_peer = window_complete_peer,
+    .read_progress = pc_rma_read_progress, /* the window, as MPI RMA */
+    .write_data = pc_rma_write_data,
+    .complete_data = pc_rma_complete_data,
+    .complete_peer = pc_rma_complete_peer,
     .write_flag = write_flag,
     .deliver_flags = no_delivery,
     .flush = window_flush,
@@ -393,7 +372,7 @@ static const pc_transport_t smpi_transfer = {
     .adv_poll = adv_poll,
     .zput = pc_remote_zput,
     .done_poll = done_poll,
-    .read_progress = read_progress,
+    .read_progress = pc_rma_read_progress,
     .write_data = transfer_write,
     .complete_data = transfer_complete_data,
     .complete_peer = transfer_complete_data, /* nothing goes into the window */

@@ -137,6 +137,14 @@ int pc_put_bytes(const void *src, size_t n, int peer, MPI_Aint disp, MPI_Win win
 size_t pc_stripe_piece(const pc_chan_t *ch, size_t n);
 int pc_put_striped(pc_chan_t *ch, const void *src, size_t n, int peer, MPI_Aint disp, MPI_Win win);
 
+/* The mpi_rma transport's window operations, which the smpi transport
+ * shares (mpi_rma.c): zero-copy data into the dynamic window and its
+ * completion, completion of every put to a peer, a peer's progress word. */
+int pc_rma_write_data(pc_chan_t *ch, int peer, uint64_t addr, const void *src, size_t n);
+int pc_rma_complete_data(pc_chan_t *ch, int peer);
+int pc_rma_complete_peer(pc_chan_t *ch, int peer);
+int pc_rma_read_progress(pc_chan_t *ch, int peer, uint64_t *v);
+
 /* Per-transport set-up (setup.c calls them; collective as stated there). */
 int pc_shm_transport_create(pc_chan_t *ch);
 int pc_rma_windows_create(pc_chan_t *ch);

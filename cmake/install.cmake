@@ -3,6 +3,7 @@
 # or unpacked anywhere (the .tar.gz, `dpkg-deb -x` of the .deb):
 #
 #   bin/pacoll-bench     RUNPATH $ORIGIN/../lib (libpacoll.so.0)
+#   bin/pacoll-tune      the static library inside; the MPI library's run path
 #   lib/libpacoll*.so    RUNPATH $ORIGIN
 #   bin/pacoll-run       finds ../lib/libpacoll_preload.so from its own path
 #   lib/pkgconfig/pacoll.pc      prefix from ${pcfiledir}; Libs add -rpath
@@ -20,12 +21,12 @@ else()
   file(RELATIVE_PATH PACOLL_BIN_TO_LIB "/p/${CMAKE_INSTALL_BINDIR}" "/p/${CMAKE_INSTALL_LIBDIR}")
   set(_pacoll_exe_rpath "$ORIGIN/${PACOLL_BIN_TO_LIB}")
 endif()
-set_target_properties(pacoll-bench PROPERTIES
+set_target_properties(pacoll-bench pacoll-tune PROPERTIES
   INSTALL_RPATH "${_pacoll_exe_rpath}" INSTALL_RPATH_USE_LINK_PATH ON)
 set_target_properties(${PACOLL_INSTALL_LIBS} PROPERTIES
   INSTALL_RPATH "$ORIGIN" INSTALL_RPATH_USE_LINK_PATH ON)
 
-install(TARGETS ${PACOLL_INSTALL_LIBS} pacoll-bench
+install(TARGETS ${PACOLL_INSTALL_LIBS} pacoll-bench pacoll-tune
         EXPORT pacollTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

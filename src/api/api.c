@@ -5,7 +5,6 @@
  */
 #include "api/api.h"
 #include "core/context.h"
-#include "select/nic.h"
 #include "select/select.h"
 #include "profile/profile.h"
 
@@ -40,20 +39,50 @@ static void say_once(pacoll_team_t *t, const char *fmt, const char *coll, const 
         pc_log("%s", msg);
 }
 
-/* PACOLL_VERBOSE: the automatic choice and why, on rank 0, once per
- * collective, communicator and power-of-two range of block sizes. */
-static int say_choice(pacoll_team_t *t, pacoll_coll_t coll, size_t m)
+/* alltoallv's block size for the rules: the largest block any rank sends
+ * or receives, agreed by an allreduce (pc_agree_bytes_fn).  The arguments
+ * are not checked yet, so nothing here may trust them. */
+static size_t alltoallv_largest(pacoll_team_t *t, const void *call)
 {
+    const pc_mpi_call_t *c = call;
+    int in_place = c->sendbuf == MPI_IN_PLACE, ss = 0, rs = 0;
+    if (!in_place && c->sendtype != MPI_DATATYPE_NULL)
+        PMPI_Type_size(c->sendtype, &ss);
+    if (c->recvtype != MPI_DATATYPE_NULL)
+        PMPI_Type_size(c->recvtype, &rs);
+    unsigned long long mine = 0, all = 0;
+    for (int p = 0; p < t->size; p++) {
+        if (!in_place && c->sendcounts && c->sendcounts[p] > 0 &&
+            (unsigned long long)c->sendcounts[p] * (unsigned)ss > mine)
+            mine = (unsigned long long)c->sendcounts[p] * (unsigned)ss;
+        if (c->recvcounts && c->recvcounts[p] > 0 &&
+            (unsigned long long)c->recvcounts[p] * (unsigned)rs > mine)
+            mine = (unsigned long long)c->recvcounts[p] * (unsigned)rs;
+    }
+    if (PMPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, t->comm) != MPI_SUCCESS)
+        return 0;
+    return (size_t)all;
+}
+
+/* The automatic choice.  PACOLL_VERBOSE: rank 0 names it and why, once
+ * per collective, communicator and power-of-two range of block sizes. */
+static int choose(pacoll_team_t *t, const pc_mpi_call_t *c)
+{
+    pacoll_coll_t coll = c->coll;
+    int v = coll == PACOLL_ALLTOALLV;
+    size_t m = v ? 0 : pc_block_bytes(c, t->rank);
+    if (!t->cfg.chan.verbose)
+        return pc_select_why(t, coll, m, v ? alltoallv_largest : NULL, c, NULL, 0);
     char why[PC_MSG_LEN / 2];
-    int idx = pc_select_why(t, coll, m, why, sizeof why);
-    int range = 0; /* [2^(range-1), 2^range) bytes; 0 for 0 bytes */
+    int idx = pc_select_why(t, coll, m, v ? alltoallv_largest : NULL, c, why, sizeof why);
+    int range = 0; /* [2^(range-1), 2^range) bytes; 0 for 0 bytes (alltoallv: always 0) */
     while (range < 63 && ((size_t)1 << range) <= m)
         range++;
     if (t->rank != 0 || (t->said_choice[coll] >> range & 1))
         return idx;
     t->said_choice[coll] |= (uint64_t)1 << range;
     size_t lo = range ? (size_t)1 << (range - 1) : 0, hi = range ? ((size_t)1 << range) - 1 : 0;
-    if (coll == PACOLL_ALLTOALLV)
+    if (v)
         pc_log("alltoallv on %d ranks, %d nodes (largest %d): %s (%s)", t->size, t->nnodes,
                t->ppn_max, pc_registry_get(idx)->name, why);
     else
@@ -224,12 +253,8 @@ static int dispatch(const pc_mpi_call_t *c, const char *site)
     int idx;
     if (forced(c, t, site, &idx, &ck) != MPI_SUCCESS)
         return reject(c, t, &ck);
-    if (idx < 0) { /* the rules or the cost model */
-        if (t->nic < 0) /* the first call that selects: every rank's same call */
-            t->nic = pc_nic_measure(t);
-        size_t m = c->coll == PACOLL_ALLTOALLV ? 0 : pc_block_bytes(c, t->rank);
-        idx = t->cfg.chan.verbose ? say_choice(t, c->coll, m) : pc_select(t, c->coll, m);
-    }
+    if (idx < 0) /* the rules, else the MPI library */
+        idx = choose(t, c);
     const pacoll_algo_t *a = pc_registry_get(idx);
     const char *why;
     if (a->run && !pc_algo_can_run(t, a, &why)) {

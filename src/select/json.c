@@ -44,6 +44,33 @@ static pc_json_t *node(pc_jtype_t type)
     return j;
 }
 
+/* Four hex digits after \u; -1 if they are not. */
+static long hex4(const char *s)
+{
+    long v = 0;
+    for (int i = 0; i < 4; i++) {
+        int c = (unsigned char)s[i], d = isdigit(c) ? c - '0' : isxdigit(c) ? tolower(c) - 'a' + 10 : -1;
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+/* Appends len bytes, growing the buffer (freed, NULL on failure). */
+static char *append(char *out, size_t *n, size_t *cap, const char *b, size_t len)
+{
+    if (out && *n + len + 1 > *cap) {
+        char *bigger = realloc(out, *cap = 2 * (*cap + len));
+        if (!bigger)
+            free(out);
+        out = bigger;
+    }
+    if (out)
+        memcpy(out + *n, b, len), *n += len;
+    return out;
+}
+
 static char *parse_string_raw(parser_t *p)
 {
     if (*p->s != '"')
@@ -52,24 +79,38 @@ static char *parse_string_raw(parser_t *p)
     size_t cap = 16, n = 0;
     char *out = malloc(cap);
     while (out && *p->s && *p->s != '"') {
-        char c = *p->s++;
-        if (c == '\\') {
+        char b[4] = {*p->s++};
+        size_t len = 1;
+        if (b[0] == '\\') {
             char e = *p->s++;
-            c = e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == 'b' ? '\b' : e == 'f' ? '\f' : e;
-            if (e == 'u' || e == '\0') {
+            b[0] = e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == 'b' ? '\b' : e == 'f' ? '\f' : e;
+            if (e == '\0') {
                 free(out);
-                return fail(p, "unsupported escape in string"), NULL;
+                return fail(p, "unterminated string"), NULL;
+            }
+            if (e == 'u') { /* UTF-8; a surrogate pair is one code point */
+                long u = hex4(p->s), lo;
+                if (u < 0) {
+                    free(out);
+                    return fail(p, "\\u needs four hex digits"), NULL;
+                }
+                p->s += 4;
+                if (u >= 0xD800 && u < 0xDC00 && p->s[0] == '\\' && p->s[1] == 'u' &&
+                    (lo = hex4(p->s + 2)) >= 0xDC00 && lo < 0xE000)
+                    u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00), p->s += 6;
+                if (u < 0x80)
+                    b[0] = (char)u;
+                else if (u < 0x800)
+                    b[0] = (char)(0xC0 | u >> 6), b[1] = (char)(0x80 | (u & 63)), len = 2;
+                else if (u < 0x10000)
+                    b[0] = (char)(0xE0 | u >> 12), b[1] = (char)(0x80 | (u >> 6 & 63)),
+                    b[2] = (char)(0x80 | (u & 63)), len = 3;
+                else
+                    b[0] = (char)(0xF0 | u >> 18), b[1] = (char)(0x80 | (u >> 12 & 63)),
+                    b[2] = (char)(0x80 | (u >> 6 & 63)), b[3] = (char)(0x80 | (u & 63)), len = 4;
             }
         }
-        if (n + 1 >= cap) {
-            char *bigger = realloc(out, cap *= 2);
-            if (!bigger)
-                free(out);
-            out = bigger;
-            if (!out)
-                break;
-        }
-        out[n++] = c;
+        out = append(out, &n, &cap, b, len);
     }
     if (!out)
         return fail(p, "out of memory"), NULL;

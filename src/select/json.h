@@ -1,7 +1,8 @@
 /*
- * A small JSON reader for the selection rules (and later the tuner's
- * output): objects, arrays, strings without \u escapes beyond ASCII,
- * numbers, true, false, null.  Enough for data files the project writes;
+ * A small JSON reader for the selection rules and the measurements
+ * pacoll-tune reads: objects, arrays, strings (\u escapes become UTF-8;
+ * \u0000 ends the string), numbers, true, false, null.  Enough for data
+ * files the project writes;
  * errors give the line and column, and every value its line, so a rule's
  * own error can say where it is.
  */

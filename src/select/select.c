@@ -1,4 +1,4 @@
-/* Selection rules and cost models: see select.h. */
+/* Selection rules: see select.h. */
 #include "select/select.h"
 
 #include <math.h>
@@ -9,7 +9,7 @@
 extern const char pacoll_default_rules_json[];
 
 typedef struct pc_rule {
-    int coll, algo;                 /* registry index of the algorithm */
+    int coll, algo;                 /* registry index of the algorithm, or PC_ALGO_MODEL */
     double min_bytes, max_bytes;    /* bytes per block */
     double min_ranks, max_ranks;
     double min_nodes, max_nodes;
@@ -18,11 +18,14 @@ typedef struct pc_rule {
     int index, line;                /* its place in the file, for PACOLL_VERBOSE */
 } pc_rule_t;
 
-typedef struct pc_rules {
+struct pc_rules {
     pc_rule_t *rule;
     int n;
     char origin[256]; /* "(built in)" or the file */
-} pc_rules_t;
+};
+
+static const char *const nic_names[] = {[PC_NIC_ONLOAD] = "onload", [PC_NIC_OFFLOAD] = "offload",
+                                        [PC_NIC_NONE] = "none"};
 
 static double num_or(const pc_json_t *o, const char *key, double dflt)
 {
@@ -52,11 +55,9 @@ static int parse_rule(const pc_json_t *o, pc_rule_t *r, char *err, size_t errlen
                      m->key);
             return -1;
         }
-        if (!strncmp(m->key, "min_", 4) || !strncmp(m->key, "max_", 4)) {
-            if (m->type != PC_JNUM) {
-                snprintf(err, errlen, "\"%s\" must be a number", m->key);
-                return -1;
-            }
+        if ((!strncmp(m->key, "min_", 4) || !strncmp(m->key, "max_", 4)) && m->type != PC_JNUM) {
+            snprintf(err, errlen, "\"%s\" must be a number", m->key);
+            return -1;
         }
     }
     const pc_json_t *coll = pc_json_get(o, "coll"), *algo = pc_json_get(o, "algo");
@@ -69,11 +70,10 @@ static int parse_rule(const pc_json_t *o, pc_rule_t *r, char *err, size_t errlen
         snprintf(err, errlen, "unknown collective \"%s\"", coll->str);
         return -1;
     }
-    r->algo = pc_registry_find((pacoll_coll_t)r->coll, algo->str);
-    if (r->algo < 0) {
-        /* Rules may name algorithms of later versions: skip, do not fail. */
+    r->algo = !strcmp(algo->str, "model") ? PC_ALGO_MODEL
+                                          : pc_registry_find((pacoll_coll_t)r->coll, algo->str);
+    if (r->algo == -1) /* rules may name algorithms of later versions: skip, do not fail */
         return 1;
-    }
     r->min_bytes = num_or(o, "min_bytes", 0), r->max_bytes = num_or(o, "max_bytes", INFINITY);
     r->min_ranks = num_or(o, "min_ranks", 0), r->max_ranks = num_or(o, "max_ranks", INFINITY);
     r->min_nodes = num_or(o, "min_nodes", 0), r->max_nodes = num_or(o, "max_nodes", INFINITY);
@@ -81,10 +81,8 @@ static int parse_rule(const pc_json_t *o, pc_rule_t *r, char *err, size_t errlen
     const pc_json_t *nic = pc_json_get(o, "nic");
     r->nic = -1;
     if (nic) {
-        static const char *const kinds[] = {[PC_NIC_ONLOAD] = "onload",
-                                            [PC_NIC_OFFLOAD] = "offload", [PC_NIC_NONE] = "none"};
         for (int k = PC_NIC_ONLOAD; k <= PC_NIC_NONE && nic->type == PC_JSTR; k++)
-            if (!strcmp(nic->str, kinds[k]))
+            if (!strcmp(nic->str, nic_names[k]))
                 r->nic = k;
         if (r->nic < 0) {
             snprintf(err, errlen, "\"nic\" must be \"onload\", \"offload\" or \"none\"");
@@ -94,92 +92,139 @@ static int parse_rule(const pc_json_t *o, pc_rule_t *r, char *err, size_t errlen
     return 0;
 }
 
-static char *read_file(const char *path)
+pc_rules_t *pc_rules_parse(const char *text, const char *origin, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf)
-        buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-static void rules_free(void *p)
-{
-    pc_rules_t *rs = p;
-    if (rs)
-        free(rs->rule);
-    free(rs);
-}
-
-static void parse_rules(pacoll_team_t *t, const char *text, const char *origin)
-{
-    char err[256];
-    pc_json_t *root = pc_json_parse(text, err, sizeof err);
+    char why[200];
+    pc_json_t *root = pc_json_parse(text, why, sizeof why);
     const pc_json_t *list = pc_json_get(root, "rules");
     if (!root || !list || list->type != PC_JARR) {
-        snprintf(t->cfg.error_msg, sizeof t->cfg.error_msg, "selection rules %s: %s", origin,
-                 root ? "no \"rules\" array" : err);
-        t->cfg.error = MPI_ERR_ARG;
+        snprintf(err, errlen, "selection rules %s: %s", origin, root ? "no \"rules\" array" : why);
         pc_json_free(root);
-        return; /* reported at the first call, like any bad setting */
+        return NULL;
     }
-    pc_rules_t *rs = calloc(1, sizeof *rs);
-    if (!rs) {
-        pc_json_free(root);
-        return;
-    }
-    snprintf(rs->origin, sizeof rs->origin, "%s", origin);
     int n = 0;
     for (const pc_json_t *c = list->child; c; c = c->next)
         n++;
-    rs->rule = calloc((size_t)n + 1, sizeof *rs->rule);
+    pc_rules_t *rs = calloc(1, sizeof *rs);
+    if (rs)
+        rs->rule = calloc((size_t)n + 1, sizeof *rs->rule);
+    if (!rs || !rs->rule) {
+        snprintf(err, errlen, "selection rules %s: out of memory", origin);
+        pc_rules_free(rs);
+        pc_json_free(root);
+        return NULL;
+    }
+    snprintf(rs->origin, sizeof rs->origin, "%s", origin);
     int index = 0;
-    for (const pc_json_t *c = list->child; c && !t->cfg.error; c = c->next) {
-        int k = parse_rule(c, &rs->rule[rs->n], err, sizeof err);
+    for (const pc_json_t *c = list->child; c; c = c->next) {
+        int k = parse_rule(c, &rs->rule[rs->n], why, sizeof why);
         index++;
         if (k < 0) {
-            t->cfg.error = MPI_ERR_ARG;
-            snprintf(t->cfg.error_msg, sizeof t->cfg.error_msg,
-                     "selection rules %s, rule %d (line %d): %s", origin, index, c->line, err);
-        } else if (k == 0) {
+            snprintf(err, errlen, "selection rules %s, rule %d (line %d): %s", origin, index,
+                     c->line, why);
+            pc_rules_free(rs);
+            pc_json_free(root);
+            return NULL;
+        }
+        if (k == 0) {
             rs->rule[rs->n].index = index, rs->rule[rs->n].line = c->line;
             rs->n++;
         }
     }
     pc_json_free(root);
-    t->rules = rs;
-    t->rules_free = rules_free;
+    return rs;
+}
+
+void pc_rules_free(pc_rules_t *rs)
+{
+    if (rs)
+        free(rs->rule);
+    free(rs);
+}
+
+const char *pc_rules_builtin(void) { return pacoll_default_rules_json; }
+int pc_rules_count(const pc_rules_t *rs) { return rs ? rs->n : 0; }
+const char *pc_rules_origin(const pc_rules_t *rs) { return rs ? rs->origin : "(none)"; }
+
+void pc_rules_rule(const pc_rules_t *rs, int i, int *algo, int *number, int *line)
+{
+    *algo = rs->rule[i].algo, *number = rs->rule[i].index, *line = rs->rule[i].line;
+}
+
+int pc_algo_fits(const pc_shape_t *s, const pacoll_algo_t *a, const char **why)
+{
+    if ((a->needs & PACOLL_NEEDS_POW2) && (s->ranks & (s->ranks - 1))) {
+        *why = "it needs a power-of-two number of processes";
+        return 0;
+    }
+    if ((a->needs & PACOLL_NEEDS_MULTINODE) && s->nodes < 2) {
+        *why = "it needs more than one node";
+        return 0;
+    }
+    if ((a->needs & PACOLL_NEEDS_SHM) && !s->shm) {
+        *why = "it needs a node shared-memory segment";
+        return 0;
+    }
+    return 1;
+}
+
+static int shape_matches(const pc_rule_t *r, const pc_shape_t *s)
+{
+    return s->ranks >= r->min_ranks && s->ranks <= r->max_ranks && s->nodes >= r->min_nodes &&
+           s->nodes <= r->max_nodes && s->ppn >= r->min_ppn && s->ppn <= r->max_ppn;
+}
+
+int pc_rules_pick(const pc_rules_t *rs, int coll, const pc_shape_t *s, double m)
+{
+    for (int i = 0; rs && i < rs->n; i++) {
+        const pc_rule_t *r = &rs->rule[i];
+        const char *cant;
+        if (r->coll != coll || !shape_matches(r, s))
+            continue;
+        if (m < 0 && (r->min_bytes > 0 || r->max_bytes < INFINITY))
+            return PC_PICK_NEED_BYTES;
+        if (m >= 0 && (m < r->min_bytes || m > r->max_bytes))
+            continue;
+        if (r->nic >= 0 && s->nic < 0)
+            return PC_PICK_NEED_NIC;
+        if (r->nic >= 0 && r->nic != s->nic)
+            continue;
+        if (r->algo == PC_ALGO_MODEL || pc_algo_fits(s, pc_registry_get(r->algo), &cant))
+            return i;
+    }
+    return PC_PICK_NONE;
 }
 
 /* Leaves t->rules set (empty after an error, which the first call reports
  * as a bad setting), so a team reads its rules once. */
 static void rules_load(pacoll_team_t *t)
 {
-    char *text = NULL;
+    char err[sizeof t->cfg.error_msg];
+    pc_rules_t *rs = NULL;
     if (!t->cfg.rules_path[0]) {
-        parse_rules(t, pacoll_default_rules_json, "(built in)");
-    } else if ((text = read_file(t->cfg.rules_path)) != NULL) {
-        parse_rules(t, text, t->cfg.rules_path);
-        free(text);
+        rs = pc_rules_parse(pacoll_default_rules_json, "(built in)", err, sizeof err);
     } else {
-        t->cfg.error = MPI_ERR_ARG;
-        snprintf(t->cfg.error_msg, sizeof t->cfg.error_msg, "PACOLL_RULES='%s' cannot be read",
-                 t->cfg.rules_path);
+        FILE *f = fopen(t->cfg.rules_path, "rb");
+        char *text = NULL;
+        long n = -1;
+        if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+            (text = malloc((size_t)n + 1)) != NULL && fread(text, 1, (size_t)n, f) == (size_t)n) {
+            text[n] = '\0';
+            rs = pc_rules_parse(text, t->cfg.rules_path, err, sizeof err);
+        } else {
+            snprintf(err, sizeof err, "PACOLL_RULES='%s' cannot be read", t->cfg.rules_path);
+        }
+        free(text);
+        if (f)
+            fclose(f);
     }
-    if (!t->rules) {
-        t->rules = calloc(1, sizeof(pc_rules_t));
-        t->rules_free = rules_free;
+    if (!rs) {
+        t->cfg.error = MPI_ERR_ARG; /* reported at the first call, like any bad setting */
+        snprintf(t->cfg.error_msg, sizeof t->cfg.error_msg, "%s", err);
+        rs = calloc(1, sizeof *rs);
     }
+    t->rules = rs;
+    t->rules_free = (void (*)(void *))pc_rules_free;
 }
 
 void pc_rules_load(pacoll_team_t *t)
@@ -188,53 +233,49 @@ void pc_rules_load(pacoll_team_t *t)
         rules_load(t);
 }
 
+void pc_team_shape(const pacoll_team_t *t, pc_shape_t *s)
+{
+    *s = (pc_shape_t){.ranks = t->size, .nodes = t->nnodes, .ppn = t->ppn_max, .nic = t->nic,
+                      .shm = t->seg.have};
+}
+
 int pc_algo_can_run(const pacoll_team_t *t, const pacoll_algo_t *a, const char **why)
 {
-    if ((a->needs & PACOLL_NEEDS_POW2) && (t->size & (t->size - 1))) {
-        *why = "it needs a power-of-two number of processes";
-        return 0;
-    }
-    if ((a->needs & PACOLL_NEEDS_MULTINODE) && t->nnodes < 2) {
-        *why = "it needs more than one node";
-        return 0;
-    }
-    if ((a->needs & PACOLL_NEEDS_SHM) && !t->seg.have) {
-        *why = "it needs a node shared-memory segment";
-        return 0;
-    }
-    return 1;
+    pc_shape_t s;
+    pc_team_shape(t, &s);
+    return pc_algo_fits(&s, a, why);
+}
+
+static void cost_ctx(const pc_shape_t *s, int ports, pc_cost_ctx_t *ctx)
+{
+    *ctx = (pc_cost_ctx_t){.p = s->ranks, .nnodes = s->nodes, .ppn_max = s->ppn, .ports = ports,
+                           .nic = s->nic >= 0 ? s->nic : PC_NIC_NONE};
+    /* Order-of-magnitude defaults (an InfiniBand-class network, one core's
+     * memcpy): the models order pacoll's algorithms where a rule asks them
+     * to ("algo": "model"); measured rules decide everything else. */
+    ctx->alpha = 2e-6, ctx->beta = 1.0 / 10e9;
+    ctx->alpha_shm = 2e-7, ctx->beta_shm = 1.0 / 10e9;
 }
 
 void pc_cost_ctx(const pacoll_team_t *t, pc_cost_ctx_t *ctx)
 {
-    ctx->p = t->size;
-    ctx->nnodes = t->nnodes;
-    ctx->ppn_max = t->ppn_max;
-    ctx->ports = t->cfg.chan.ports;
-    /* Order-of-magnitude defaults (an InfiniBand-class network, one
-     * core's memcpy); the tuner's rules replace the guesses. */
-    ctx->alpha = 2e-6, ctx->beta = 1.0 / 10e9;
-    ctx->alpha_shm = 2e-7, ctx->beta_shm = 1.0 / 10e9;
-    ctx->nic = t->nic >= 0 ? t->nic : t->cfg.nic;
+    pc_shape_t s;
+    pc_team_shape(t, &s);
+    if (s.nic < 0)
+        s.nic = t->cfg.nic;
+    cost_ctx(&s, t->cfg.chan.ports, ctx);
 }
 
-static int rule_matches(const pc_rule_t *r, const pacoll_team_t *t, int coll, double m)
-{
-    return r->coll == coll && m >= r->min_bytes && m <= r->max_bytes && t->size >= r->min_ranks &&
-           t->size <= r->max_ranks && t->nnodes >= r->min_nodes && t->nnodes <= r->max_nodes &&
-           t->ppn_max >= r->min_ppn && t->ppn_max <= r->max_ppn && (r->nic < 0 || r->nic == t->nic);
-}
-
-static int by_cost(pacoll_team_t *t, pacoll_coll_t coll, size_t m)
+int pc_model_pick(const pc_shape_t *s, int ports, pacoll_coll_t coll, size_t m)
 {
     pc_cost_ctx_t ctx;
-    pc_cost_ctx(t, &ctx);
+    cost_ctx(s, ports, &ctx);
     int best = pc_registry_native(coll);
     double best_cost = INFINITY;
     for (int i = 0; i < pc_registry_count(); i++) {
         const pacoll_algo_t *a = pc_registry_get(i);
         const char *why;
-        if (a->coll != coll || !a->cost || !pc_algo_can_run(t, a, &why))
+        if (a->coll != coll || !a->cost || !pc_algo_fits(s, a, &why))
             continue;
         double c = a->cost(&ctx, m);
         if (c < best_cost)
@@ -243,27 +284,38 @@ static int by_cost(pacoll_team_t *t, pacoll_coll_t coll, size_t m)
     return best;
 }
 
-int pc_select_why(pacoll_team_t *t, pacoll_coll_t coll, size_t m, char *why, size_t len)
+int pc_select_why(pacoll_team_t *t, pacoll_coll_t coll, size_t m, pc_agree_bytes_fn agree,
+                  const void *call, char *why, size_t len)
 {
     if (!t->rules) /* a sub-team, made inside an algorithm: the rules only */
         rules_load(t);
     const pc_rules_t *rs = t->rules;
-    for (int i = 0; rs && i < rs->n; i++) {
-        const pc_rule_t *r = &rs->rule[i];
-        const char *cant;
-        if (rule_matches(r, t, coll, (double)m) && pc_algo_can_run(t, pc_registry_get(r->algo), &cant)) {
-            if (why)
-                snprintf(why, len, "rule %d, line %d of the selection rules %s", r->index,
-                         r->line, rs->origin);
-            return r->algo;
-        }
+    pc_shape_t s;
+    pc_team_shape(t, &s);
+    double mm = agree ? -1 : (double)m;
+    int i;
+    /* Each answer asks for at most one more input; every rank asks at the
+     * same rule, so the collective measurements line up. */
+    while ((i = pc_rules_pick(rs, coll, &s, mm)) == PC_PICK_NEED_NIC ||
+           i == PC_PICK_NEED_BYTES) {
+        if (i == PC_PICK_NEED_NIC)
+            s.nic = t->nic = pc_nic_measure(t);
+        else
+            mm = (double)(m = agree(t, call));
     }
+    if (i == PC_PICK_NONE) {
+        if (why)
+            snprintf(why, len, "no rule matched: the MPI library (rules %s)", rs->origin);
+        return pc_registry_native(coll);
+    }
+    const pc_rule_t *r = &rs->rule[i];
     if (why)
-        snprintf(why, len, "no rule matched: the cost models");
-    return by_cost(t, coll, m);
+        snprintf(why, len, "rule %d, line %d of the selection rules %s%s", r->index, r->line,
+                 rs->origin, r->algo == PC_ALGO_MODEL ? ": the cost models" : "");
+    return r->algo == PC_ALGO_MODEL ? pc_model_pick(&s, t->cfg.chan.ports, coll, m) : r->algo;
 }
 
 int pc_select(pacoll_team_t *t, pacoll_coll_t coll, size_t m)
 {
-    return pc_select_why(t, coll, m, NULL, 0);
+    return pc_select_why(t, coll, m, NULL, NULL, NULL, 0);
 }

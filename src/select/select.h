@@ -1,33 +1,81 @@
 /*
  * Algorithm selection, per call:
  *   call site (pacoll_*_alg) > communicator (pacoll_comm_set_algorithm) >
- *   environment (PACOLL_<COLL>) > selection rules (JSON) > cost models.
+ *   environment (PACOLL_<COLL>) > selection rules (JSON) > the MPI library.
  * The rules are data, not code (MPICH's CSEL is the model): the embedded
- * rules/default.json, or the file named by PACOLL_RULES.  Every input of the
- * choice is the same on every rank (block size, ranks, nodes, the NIC's
- * nature, measured once per team), so all ranks choose the same algorithm
- * without talking.
+ * rules/default.json (made by pacoll-tune from measurements, docs/TUNE.md),
+ * or the file named by PACOLL_RULES.  A call no rule matches goes to the MPI
+ * library: pacoll runs its own algorithm only where a measurement showed it
+ * wins.  Every input of the choice is the same on every rank (block size,
+ * ranks, nodes, the NIC's nature, alltoallv's agreed largest block), so all
+ * ranks choose the same algorithm; the last two cost communication and are
+ * measured only when a rule that could match needs them.
  */
 #ifndef PACOLL_SELECT_H
 #define PACOLL_SELECT_H
 
 #include "core/team.h"
 
-/* Loads the rules (once per team; the api does it at the team's first
- * call, so that a bad rules file fails that call; pc_select on a sub-team
- * does it itself).  A rule's "nic" condition needs t->nic, which the api
- * measures before the team's first automatic choice (select/nic.c). */
+/* What a rule may look at besides the call's size: the communicator's
+ * shape.  nic: enum pc_nic, or -1 while unknown. */
+typedef struct pc_shape {
+    int ranks, nodes, ppn; /* ppn: the largest node */
+    int nic;
+    int shm; /* a node shared-memory segment is available */
+} pc_shape_t;
+
+typedef struct pc_rules pc_rules_t;
+
+/* Parses a rules document; NULL with a message naming origin, the rule
+ * and its line in err.  Rules naming an algorithm this build lacks are
+ * skipped. */
+pc_rules_t *pc_rules_parse(const char *text, const char *origin, char *err, size_t errlen);
+void pc_rules_free(pc_rules_t *rs);
+/* The embedded rules/default.json. */
+const char *pc_rules_builtin(void);
+int pc_rules_count(const pc_rules_t *rs);
+const char *pc_rules_origin(const pc_rules_t *rs);
+
+/* pc_rules_pick's answers besides a rule's position. */
+#define PC_PICK_NONE (-1)       /* no rule matches: the MPI library */
+#define PC_PICK_NEED_NIC (-2)   /* the next rule to try asks for s->nic, unknown */
+#define PC_PICK_NEED_BYTES (-3) /* the next rule to try asks for m, unknown (m < 0) */
+
+/* The first rule that matches a call of coll, m bytes per block, on shape s
+ * and whose algorithm can run there: its position, or a PC_PICK_* value.
+ * Rules are tried in order, so a caller that supplies what was asked for
+ * and asks again gets the same answer as if it had been known from the
+ * start. */
+int pc_rules_pick(const pc_rules_t *rs, int coll, const pc_shape_t *s, double m);
+/* Rule i's algorithm (registry index, or PC_ALGO_MODEL), its number in the
+ * file (1-based) and line. */
+#define PC_ALGO_MODEL (-2) /* "algo": "model": the cost models choose among pacoll's */
+void pc_rules_rule(const pc_rules_t *rs, int i, int *algo, int *number, int *line);
+/* The cost models' choice among pacoll's algorithms that can run on s. */
+int pc_model_pick(const pc_shape_t *s, int ports, pacoll_coll_t coll, size_t m);
+
+/* Loads the team's rules (once; the api does it at the team's first call,
+ * so that a bad rules file fails that call; pc_select on a sub-team does it
+ * itself). */
 void pc_rules_load(pacoll_team_t *t);
 
-/* True if the team meets algorithm a's needs; else *why says which. */
+void pc_team_shape(const pacoll_team_t *t, pc_shape_t *s);
+/* True if shape s meets algorithm a's needs; else *why says which. */
+int pc_algo_fits(const pc_shape_t *s, const pacoll_algo_t *a, const char **why);
 int pc_algo_can_run(const pacoll_team_t *t, const pacoll_algo_t *a, const char **why);
 
-/* The registry index chosen for a call of coll with m bytes per block
- * (alltoallv: the call's largest block is not known to all ranks, so m is
- * 0 and only ranks and nodes decide). */
+/* The agreed largest block of an alltoallv call, in bytes: collective over
+ * the team, asked only when a rule needs it. */
+typedef size_t (*pc_agree_bytes_fn)(pacoll_team_t *t, const void *call);
+
+/* The registry index chosen for a call of coll with m bytes per block.
+ * With agree (alltoallv), m is unknown until a rule asks: agree(t, call)
+ * then gives it.  why, if not NULL, says which rule chose, or that none
+ * did. */
+int pc_select_why(pacoll_team_t *t, pacoll_coll_t coll, size_t m, pc_agree_bytes_fn agree,
+                  const void *call, char *why, size_t len);
+/* The same without agreement (m as given) or explanation. */
 int pc_select(pacoll_team_t *t, pacoll_coll_t coll, size_t m);
-/* The same, saying in why which rule chose (or that the cost models did). */
-int pc_select_why(pacoll_team_t *t, pacoll_coll_t coll, size_t m, char *why, size_t len);
 
 /* The cost-model inputs for this team. */
 void pc_cost_ctx(const pacoll_team_t *t, pc_cost_ctx_t *ctx);

@@ -99,6 +99,14 @@ _bench_2 () { # a checked 2-rank run of the installed benchmark
     expect "$out" 'all results correct'
 }
 
+_tune_2() { # the installed tuner writes rules with their provenance on 2 ranks
+    local out="$_ic_work/tune2.txt" rules="$_ic_work/tune2.json"
+    clean_run "$MPIEXEC" "${MPIEXEC_FLAGS[@]}" -n 2 "$_ic_root/bin/pacoll-tune" --colls gather \
+        --sizes 8:16 --repeat 1 --quiet --out "$rules" >"$out" 2>&1 || { cat "$out"; return 1; }
+    expect "$out" 'rules from 4 measurements written' || return 1
+    expect "$rules" '"provenance": \{"command": "mpirun -np 2 pacoll-tune'
+}
+
 _preloaded() { # PROGRAM OKREGEX: an unchanged MPI program under pacoll-run
     local prog=$1 ok=$2 out="$_ic_work/run.$(basename "$1").txt"
     clean_run "$_ic_root/bin/pacoll-run" --stats -- "$MPIEXEC" "${MPIEXEC_FLAGS[@]}" -n 2 "$prog" \
@@ -141,6 +149,7 @@ installed_checks() {
     step "pacoll-bench --list names each algorithm once" _list_once
     step "pacoll-bench --algos bogus names native once" _bogus_once
     step "pacoll-bench, 2 ranks, checked" _bench_2
+    step "pacoll-tune, 2 ranks, writes rules" _tune_2
     step "pacoll-run --help" clean_run "$_ic_root/bin/pacoll-run" --help
 
     # an unchanged C program and an unchanged Fortran program, preloaded

@@ -1,0 +1,351 @@
+/*
+ * pacoll-tune: measure pacoll's algorithms against the MPI library on this
+ * machine (or a simulated platform) and write selection rules for
+ * PACOLL_RULES; check a rules file; or make rules from measurements
+ * already taken (docs/TUNE.md).
+ *
+ *   mpirun -np P pacoll-tune [--out rules.json] [--save measured.json] ...
+ *   mpirun -np P pacoll-tune --check rules.json
+ *   pacoll-tune --from FILE... [--out rules.json] [--compare rules.json]
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pacoll.h"
+#include "select/select.h"
+#include "tune.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: mpirun -np P pacoll-tune [options]          measure, write rules\n"
+          "       mpirun -np P pacoll-tune --check RULES [options]  auto with RULES against native\n"
+          "       pacoll-tune --from FILE... [options]            rules from measurements\n"
+          "options:\n"
+          "  --colls LIST      alltoall,alltoallv,allgather,gather (default: all four)\n"
+          "  --sizes MIN:MAX   bytes per block, powers of two (default 8:1M; k, M suffixes)\n"
+          "  --repeat R        interleaved repeats, the median is kept (default 5)\n"
+          "  --modes LIST      loop,barrier: back-to-back calls, or a barrier before each (both)\n"
+          "  --algos LIST      only these of pacoll's algorithms (default: all that can run)\n"
+          "  --margin F        pacoll's algorithm is chosen where native/it >= F everywhere\n"
+          "                    measured (default 1.05)\n"
+          "  --floor F         the replay and --check flag auto/native below F (default 0.97)\n"
+          "  --out FILE        the rules (default pacoll-rules.json; - = standard output)\n"
+          "  --save FILE       also the measurements (pacoll-tune/1 JSON), for --from\n"
+          "  --compare FILE    --from: exit 1 unless FILE's rules are the ones made\n"
+          "  --quiet           no line per measurement\n",
+          f);
+}
+
+static size_t size_arg(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (*end == 'k' || *end == 'K')
+        v *= 1024;
+    else if (*end == 'm' || *end == 'M')
+        v *= 1024 * 1024;
+    return (size_t)v;
+}
+
+static void now_utc(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* The command line as provenance: the program's name without its
+ * directory, and --from's files left to "sources". */
+static void joined(char *buf, size_t len, int argc, char **argv, const char *prefix)
+{
+    const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+    size_t u = (size_t)snprintf(buf, len, "%s%s%s", prefix, *prefix ? " " : "", prog);
+    for (int i = 1, files = 0; i < argc && u < len; i++) {
+        if (files && strncmp(argv[i], "--", 2))
+            continue;
+        files = !strcmp(argv[i], "--from");
+        u += (size_t)snprintf(buf + u, len - u, " %s%s", argv[i], files ? " (the sources)" : "");
+    }
+}
+
+typedef struct args {
+    tune_opts_t o;
+    char **from;
+    int nfrom;
+} args_t;
+
+/* 0 to go on, 1 done (help), 2 usage error. */
+static int parse(int argc, char **argv, args_t *a)
+{
+    tune_opts_t *o = &a->o;
+    *o = (tune_opts_t){.colls = 15, .min_size = 8, .max_size = 1 << 20, .repeat = 5,
+                       .margin = 1.05, .floor = 0.97, .loop = 1, .barrier = 1,
+                       .out = "pacoll-rules.json"};
+    for (int i = 1; i < argc; i++) {
+        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int takes = strcmp(k, "--quiet") && strcmp(k, "--help") && strcmp(k, "-h") &&
+                    strcmp(k, "--from");
+        if (takes && !v) {
+            fprintf(stderr, "pacoll-tune: %s needs a value\n", k);
+            return 2;
+        }
+        if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
+            usage(stdout);
+            return 1;
+        } else if (!strcmp(k, "--quiet")) {
+            o->quiet = 1;
+        } else if (!strcmp(k, "--from")) {
+            a->from = argv + i + 1;
+            while (i + 1 < argc && strncmp(argv[i + 1], "--", 2))
+                i++, a->nfrom++;
+            if (!a->nfrom) {
+                fprintf(stderr, "pacoll-tune: --from needs files\n");
+                return 2;
+            }
+        } else if (!strcmp(k, "--colls")) {
+            o->colls = 0;
+            for (int c = 0; c < PACOLL_NCOLL; c++) {
+                const char *n = pacoll_coll_name((pacoll_coll_t)c);
+                size_t l = strlen(n);
+                for (const char *p = v; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0))
+                    if (strcspn(p, ",") == l && !strncmp(p, n, l))
+                        o->colls |= 1u << c;
+            }
+            if (!o->colls) {
+                fprintf(stderr, "pacoll-tune: --colls %s: no collective named\n", v);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(k, "--sizes")) {
+            const char *c = strchr(v, ':');
+            o->min_size = size_arg(v), o->max_size = c ? size_arg(c + 1) : o->min_size;
+            if (o->max_size < o->min_size || o->max_size > (1u << 30)) {
+                fprintf(stderr, "pacoll-tune: --sizes %s: MIN:MAX, MAX <= 1G\n", v);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(k, "--repeat")) {
+            o->repeat = atoi(v), i++;
+            if (o->repeat < 1 || o->repeat > 64) {
+                fprintf(stderr, "pacoll-tune: --repeat %s: 1 to 64\n", v);
+                return 2;
+            }
+        } else if (!strcmp(k, "--modes")) {
+            o->loop = strstr(v, "loop") != NULL, o->barrier = strstr(v, "barrier") != NULL, i++;
+            if (!o->loop && !o->barrier) {
+                fprintf(stderr, "pacoll-tune: --modes %s: loop, barrier or both\n", v);
+                return 2;
+            }
+        } else if (!strcmp(k, "--margin") || !strcmp(k, "--floor")) {
+            char *end;
+            double x = strtod(v, &end);
+            if (*end || !(x > 0 && x < 100)) {
+                fprintf(stderr, "pacoll-tune: %s %s: a positive number\n", k, v);
+                return 2;
+            }
+            *(!strcmp(k, "--margin") ? &o->margin : &o->floor) = x, i++;
+        } else if (!strcmp(k, "--algos")) {
+            o->algos = v, i++;
+        } else if (!strcmp(k, "--out")) {
+            o->out = v, i++;
+        } else if (!strcmp(k, "--save")) {
+            o->save = v, i++;
+        } else if (!strcmp(k, "--check")) {
+            o->check = v, i++;
+        } else if (!strcmp(k, "--compare")) {
+            o->compare = v, i++;
+        } else {
+            fprintf(stderr, "pacoll-tune: unknown option %s (--help)\n", k);
+            return 2;
+        }
+    }
+    if (a->nfrom && o->check) {
+        fprintf(stderr, "pacoll-tune: --from and --check do not go together\n");
+        return 2;
+    }
+    return 0;
+}
+
+static int save(const char *path, const tune_set_t *s, const tune_prov_t *p)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+    if (!f)
+        return -1;
+    fputs("{\n  \"schema\": \"pacoll-tune/1\",\n  \"command\": ", f);
+    tune_jstr(f, p->command);
+    fputs(",\n  \"mpi\": ", f);
+    tune_jstr(f, p->mpi);
+    fputs(",\n  \"host\": ", f);
+    tune_jstr(f, p->host);
+    fputs(",\n  \"date\": ", f);
+    tune_jstr(f, p->date);
+    fprintf(f, ",\n  \"margin\": %g,\n  \"observations\": [", p->margin);
+    for (int k = 0; k < s->n; k++) {
+        const tune_obs_t *o = &s->obs[k];
+        static const char *const nic[] = {"null", "\"onload\"", "\"offload\"", "\"none\""};
+        fprintf(f, "%s\n    {\"coll\": \"%s\", \"ranks\": %d, \"nodes\": %d, \"ppn\": %d, "
+                   "\"nic\": %s, \"mode\": \"%s\", \"bytes\": %.0f, \"us\": {",
+                k ? "," : "", pacoll_coll_name((pacoll_coll_t)o->coll), o->ranks, o->nodes, o->ppn,
+                o->nic > 0 && o->nic <= 3 ? nic[o->nic] : "null", o->mode, o->bytes);
+        for (int a = 0; a < o->n; a++)
+            fprintf(f, "%s\"%s\": %.4g", a ? ", " : "", o->name[a], o->us[a]);
+        fputs("}}", f);
+    }
+    fputs("\n  ]\n}\n", f);
+    return f == stdout ? 0 : fclose(f);
+}
+
+static int write_rules(const char *path, const tune_set_t *s, const tune_prov_t *p, char **text)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return -1;
+    int n = tune_write_rules(m, s, p);
+    fclose(m);
+    FILE *f = !strcmp(path, "-") ? stdout : fopen(path, "w");
+    if (n < 0 || !f || fputs(buf, f) < 0 || (f != stdout && fclose(f))) {
+        free(buf);
+        return -1;
+    }
+    *text = buf;
+    return n;
+}
+
+/* The check's verdicts: auto against native, and whether auto ran what
+ * the rules name (this is deterministic, unlike the times). */
+static int check_table(const tune_set_t *s, char (*ran)[TUNE_NAME], const char *rules,
+                       double floor)
+{
+    char *text = tune_slurp(rules), err[300];
+    pc_rules_t *rs = text ? pc_rules_parse(text, rules, err, sizeof err) : NULL;
+    free(text);
+    if (!rs) {
+        fprintf(stderr, "pacoll-tune: %s\n", text ? err : "the rules cannot be read");
+        return 2;
+    }
+    int wrong = 0, slow = 0;
+    printf("%-9s %9s %-7s %10s %10s %7s  %-14s %-14s %s\n", "coll", "bytes", "mode", "native us",
+           "auto us", "n/a", "auto ran", "rules say", "verdict");
+    for (int k = 0; k < s->n; k++) {
+        const tune_obs_t *o = &s->obs[k];
+        pc_shape_t sh = {.ranks = o->ranks, .nodes = o->nodes, .ppn = o->ppn, .nic = o->nic,
+                         .shm = 1};
+        int i = pc_rules_pick(rs, o->coll, &sh, o->bytes), algo = -1, num, line;
+        if (i >= 0)
+            pc_rules_rule(rs, i, &algo, &num, &line);
+        const char *want = algo >= 0 ? pc_registry_get(algo)->name : "native";
+        double r = o->us[0] / o->us[1];
+        int same = !strcmp(want, ran[k]) || algo == PC_ALGO_MODEL;
+        wrong += !same, slow += r < floor;
+        printf("%-9s %9.0f %-7s %10.2f %10.2f %7.3f  %-14s %-14s %s\n",
+               pacoll_coll_name((pacoll_coll_t)o->coll), o->bytes, o->mode, o->us[0], o->us[1], r,
+               ran[k], want, !same ? "WRONG CHOICE" : r < floor ? "slower" : "ok");
+    }
+    printf("pacoll-tune --check %s: %d measurements, %d where auto ran another algorithm than "
+           "the rules name, %d where auto/native < %.2f\n",
+           rules, s->n, wrong, slow, floor);
+    pc_rules_free(rs);
+    return wrong ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    args_t a = {0};
+    int pr = parse(argc, argv, &a);
+    /* --check: auto must read the rules being checked (set before MPI_Init,
+     * where pacoll reads its environment; under SMPI the ranks are threads
+     * of one process, so the environment must come from smpirun) */
+    if (!pr && a.o.check) {
+        const char *cur = getenv("PACOLL_RULES");
+        if (!cur || strcmp(cur, a.o.check)) {
+#ifdef SMPI_HELPERS_H
+            fprintf(stderr, "pacoll-tune: under SMPI set PACOLL_RULES=%s in smpirun's "
+                            "environment for --check\n", a.o.check);
+            pr = 2;
+#else
+            setenv("PACOLL_RULES", a.o.check, 1);
+#endif
+        }
+    }
+    MPI_Init(&argc, &argv);
+    int me = 0, rc = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    if (pr) {
+        if (pr == 2 && me == 0)
+            usage(stderr);
+        MPI_Finalize();
+        return pr == 1 ? 0 : 2;
+    }
+    char cmd[2048], mpi[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "", host[MPI_MAX_PROCESSOR_NAME + 1],
+                                                              date[40];
+    int len = 0;
+    MPI_Get_library_version(mpi, &len);
+    mpi[strcspn(mpi, "\n")] = '\0';
+    MPI_Get_processor_name(host, &len);
+    now_utc(date, sizeof date);
+    tune_set_t s = {0};
+    tune_prov_t prov = {.command = cmd, .mpi = mpi, .host = host, .date = date,
+                        .margin = a.o.margin};
+    if (a.nfrom) { /* measurements already taken: one process does it all */
+        joined(cmd, sizeof cmd, argc, argv, "");
+        prov.mpi = "(from the measurements' files)", prov.host = "(from the measurements' files)";
+        char err[400];
+        for (int i = 0; i < a.nfrom && !rc && me == 0; i++)
+            if (tune_read_file(&s, a.from[i], err, sizeof err))
+                fprintf(stderr, "pacoll-tune: %s\n", err), rc = 2;
+    } else {
+        int P;
+        MPI_Comm_size(MPI_COMM_WORLD, &P);
+        char np[32];
+        snprintf(np, sizeof np, "mpirun -np %d", P);
+        joined(cmd, sizeof cmd, argc, argv, np);
+        char(*ran)[TUNE_NAME] = calloc(4096, TUNE_NAME);
+        int e = ran ? tune_measure(MPI_COMM_WORLD, &a.o, &s, ran, 4096) : MPI_ERR_NO_MEM;
+        if (e != MPI_SUCCESS) {
+            if (me == 0)
+                fprintf(stderr, "pacoll-tune: a collective failed (MPI error %d)\n", e);
+            rc = 3;
+        } else if (a.o.check && me == 0) {
+            rc = check_table(&s, ran, a.o.check, a.o.floor);
+        }
+        free(ran);
+    }
+    if (me == 0 && !rc && a.o.save && save(a.o.save, &s, &prov)) {
+        fprintf(stderr, "pacoll-tune: %s cannot be written\n", a.o.save);
+        rc = 3;
+    }
+    if (me == 0 && !rc && !a.o.check) {
+        char *text = NULL;
+        int n = write_rules(a.o.out, &s, &prov, &text);
+        if (n < 0) {
+            fprintf(stderr, "pacoll-tune: %s cannot be written\n", a.o.out);
+            rc = 3;
+        } else {
+            FILE *info = strcmp(a.o.out, "-") ? stdout : stderr;
+            fprintf(info, "pacoll-tune: %d rules from %d measurements written to %s\n", n, s.n,
+                    a.o.out);
+            int below = tune_replay(info, text, "the rules made", &s, a.o.floor);
+            if (below != 0)
+                rc = 1;
+            if (a.o.compare) {
+                char *file = tune_slurp(a.o.compare);
+                int d = file ? tune_compare(info, text, file, a.o.compare) : -1;
+                if (!file)
+                    fprintf(stderr, "pacoll-tune: %s cannot be read\n", a.o.compare);
+                if (d)
+                    rc = 1;
+                else
+                    fprintf(info, "pacoll-tune: %s has exactly these rules\n", a.o.compare);
+                free(file);
+            }
+        }
+        free(text);
+    }
+    tune_set_free(&s);
+    MPI_Finalize();
+    return rc;
+}

@@ -70,9 +70,15 @@ class Stat:
     name: str = ""            # algorithm asked for
 
     @property
+    def auto(self) -> bool:
+        """pacoll's own choice ('auto', or 'auto:PEER' from sim/run): 'ran'
+        names what it chose, not a fallback."""
+        return self.name == "auto" or self.name.startswith("auto:")
+
+    @property
     def fallback(self) -> bool:
         """pacoll handed the forced algorithm to another one ('ran' differs)."""
-        return bool(self.ran) and self.ran != self.name
+        return bool(self.ran) and self.ran != self.name and not self.auto
 
 
 @dataclass

@@ -7,21 +7,28 @@ against the simulated runs published under sim/published/EXPERIMENT/*.json
     python3 -m pacoll_report.results --check    # exit 1 if it is out of date
     sim/results-md                              # the same, from anywhere
 
-Placeholders in the template: {{CLAIMS}} (one row per claim) and {{RUNS}}
-(one line per published run file).
+Placeholders in the template: {{CLAIMS}} (one row per claim), {{RUNS}}
+(one line per published run file) and {{AUTO}} (pacoll's auto against native
+under each SMPI selector, over every published point that has both).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from .load import read_json, summary_median
 from .units import fmt_us, size_label
 
 PEER_PREFIX = "native:"
+AUTO_PREFIX = "auto:"        # pacoll's auto on top of a selector (sim/run)
+SELECTORS = ("ompi", "mpich", "mvapich2")
+# an auto point counts as slower than native below this ratio (native / auto):
+# simulated times are deterministic, so 3% is a real loss, not noise
+AUTO_SLOW = 0.97
 
 
 class ResultsError(Exception):
@@ -152,9 +159,77 @@ def claims_table(claims: List[dict], pub: Published) -> str:
     return md_table(CLAIM_HEAD, rows)
 
 
+def published_runs(pub_root: str) -> Iterator[Tuple[str, str, dict]]:
+    """(experiment, file name, merged run) for every published run file."""
+    if not os.path.isdir(pub_root):
+        return
+    for exp in sorted(os.listdir(pub_root)):
+        d = os.path.join(pub_root, exp)
+        if not os.path.isdir(d):
+            continue
+        for fn in sorted(os.listdir(d)):
+            if fn.endswith(".json") and fn != "summary.json":
+                yield exp, fn, read_json(os.path.join(d, fn), "published run", ResultsError)
+
+
+def auto_points(r: dict, sel: str) -> List[Tuple[int, float, str]]:
+    """(bytes, native:SEL time / auto:SEL time, what auto ran) at every size
+    of a run with both rows (> 1: auto faster)."""
+    out = []
+    for res in r.get("results", []):
+        by = {a.get("name"): a for a in res.get("algos", [])}
+        auto, nat = by.get(AUTO_PREFIX + sel), by.get(PEER_PREFIX + sel)
+        if auto is None or nat is None:
+            continue
+        ta, tn = summary_median(auto, "avg_us"), summary_median(nat, "avg_us")
+        if isinstance(ta, (int, float)) and isinstance(tn, (int, float)) and ta > 0 and tn > 0:
+            out.append((res["bytes"], tn / ta, str(auto.get("ran") or "?")))
+    return out
+
+
+def geomean(xs: List[float]) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def auto_cell(r: dict) -> str:
+    """runs_table's auto column: per selector, the geometric mean over sizes
+    of native / auto and, when it differs, the worst size."""
+    parts = []
+    for sel in SELECTORS:
+        pts = auto_points(r, sel)
+        if not pts:
+            continue
+        g, worst = geomean([x for _, x, _ in pts]), min(pts, key=lambda p: p[1])
+        text = f"{sel} {g:.2f}x"
+        if len(pts) > 1 and f"{worst[1]:.2f}" != f"{g:.2f}":
+            text += f" ({worst[1]:.2f}x at {size_label(worst[0], short=True)})"
+        parts.append(text)
+    return "; ".join(parts) or "-"
+
+
+def auto_table(pub_root: str) -> str:
+    """auto:SEL against native:SEL for each selector, over every published
+    point (experiment, run, size) that has both."""
+    rows, runs = [], list(published_runs(pub_root))
+    for sel in SELECTORS:
+        pts = [(x, exp, fn[:-5], b, ran) for exp, fn, r in runs
+               for b, x, ran in auto_points(r, sel)]
+        if not pts:
+            continue
+        x, exp, key, b, ran = min(pts)
+        rows.append([sel, str(len(pts)), f"{geomean([p[0] for p in pts]):.2f}x",
+                     f"{x:.2f}x: `{exp}` {key}, {size_label(b, short=True)} (auto ran {ran})",
+                     str(sum(1 for p in pts if p[0] < AUTO_SLOW))])
+    if not rows:
+        return ("_No published run has auto rows yet (`sim/run EXPERIMENT --only auto "
+                "--publish`, docs/SIM.md)._")
+    return md_table(["selector", "points", "native / auto, geometric mean", "worst point",
+                     f"points below {AUTO_SLOW:.2f}x"], rows, right=(1, 2, 4))
+
+
 def runs_table(pub_root: str) -> str:
-    """One row per published file: what ran, and pacoll's best against the
-    best peer at each end of the size range."""
+    """One row per published file: what ran, pacoll's best against the
+    best peer at each end of the size range, and auto against native."""
     rows = []
     if os.path.isdir(pub_root):
         for exp in sorted(os.listdir(pub_root)):
@@ -175,7 +250,8 @@ def runs_table(pub_root: str) -> str:
                     continue
                 r = read_json(os.path.join(d, fn), "published run", ResultsError)
                 algos = r.get("settings", {}).get("algorithms", [])
-                mine = [a for a in algos if not a.startswith(PEER_PREFIX)]
+                # pacoll's forced algorithms (auto has its own column)
+                mine = [a for a in algos if not a.startswith((PEER_PREFIX, AUTO_PREFIX))]
                 ratios = []
                 for res in r.get("results", []):
                     t = {a["name"]: summary_median(a, "avg_us") for a in res.get("algos", [])}
@@ -190,7 +266,7 @@ def runs_table(pub_root: str) -> str:
                 sk = ", ".join(f"{c}: {', '.join(v)}" for c, v in sorted((skipped or {}).items())
                                if c == r.get("collective"))
                 rows.append([f"`{exp}`", fn[:-5], str(len(r.get("results", []))),
-                             ", ".join(algos), span or "-", sk or "-"])
+                             ", ".join(algos), span or "-", auto_cell(r), sk or "-"])
             if wall is not None and len(rows) > first:
                 rows[first][0] += (f" ({'--quick subset, ' if quick else ''}"
                                    f"{wall / 60:.1f} min of simulation)")
@@ -198,6 +274,7 @@ def runs_table(pub_root: str) -> str:
         return "_No simulated run published yet (`sim/run EXPERIMENT --publish`)._"
     return md_table(["experiment", "run (platform_collective_ranks_skew)", "sizes", "algorithms",
                      "best pacoll / best peer, smallest and largest size",
+                     "auto: native / auto per selector, geometric mean over sizes (worst)",
                      "named but not registered"], rows)
 
 
@@ -221,6 +298,7 @@ def render(root: str, claims_path: str, pub_root: str, template_path: str) -> st
     pub = Published(pub_root)
     out = tpl.replace("{{CLAIMS}}", claims_table(claims["claims"], pub))
     out = out.replace("{{RUNS}}", runs_table(pub_root))
+    out = out.replace("{{AUTO}}", auto_table(pub_root))
     return out
 
 

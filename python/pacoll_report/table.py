@@ -103,7 +103,32 @@ def group_table(g: Group, metric: str = "avg") -> str:
                 f"one ({', '.join(ran)}).")
     if "check" in notes:
         out += "\n\n`!` `--check` found wrong results in that block."
+    chose = auto_choices(g)
+    if chose:
+        out += "\n\nWhat auto ran: " + "; ".join(chose) + "."
     return out
+
+
+def auto_choices(g: Group) -> List[str]:
+    """'`auto:ompi`, `auto:mpich`: direct at 8 B-2 KiB, native at 4 KiB':
+    the algorithm each auto row ran (its 'ran'), over runs of consecutive
+    sizes; rows that chose alike share one entry."""
+    by: Dict[str, List[str]] = {}
+    for a in g.algorithms:
+        spans: List[list] = []           # [ran, first size, last size]
+        for size in g.sizes:
+            st = g.data[size].get(a)
+            if st is None or not st.auto or not st.ran:
+                continue
+            if spans and spans[-1][0] == st.ran:
+                spans[-1][2] = size
+            else:
+                spans.append([st.ran, size, size])
+        if spans:
+            text = ", ".join(f"{r} at {size_label(lo)}" + (f"-{size_label(hi)}" if hi != lo else "")
+                             for r, lo, hi in spans)
+            by.setdefault(text, []).append(f"`{a}`")
+    return [f"{', '.join(names)}: {text}" for text, names in by.items()]
 
 
 def render_report(groups: Sequence[Group], images: Dict[int, Dict[str, str]],

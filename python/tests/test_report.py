@@ -9,6 +9,7 @@ import pytest
 from conftest import PYDIR, parse_tables
 from pacoll_report import cli
 from pacoll_report.load import ReportError, load_file, parse_size
+from pacoll_report.units import size_label
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -393,3 +394,27 @@ def test_late_ranks_label(tmp_path, capsys, load_json):
     code, out, _ = run_cli([p, "--out", tmp_path / "o", "--no-plots"], capsys)
     assert code == 0
     assert "MIF 128, ranks 0,3-5 late" in out
+
+
+def test_auto_rows_say_what_auto_ran_and_are_not_fallbacks(tmp_path, capsys, load_json):
+    """An auto row's 'ran' is auto's choice ('auto', or 'auto:ompi' from
+    sim/run), listed under the table, never a '*' fallback."""
+    js = load_json("real2_alltoall.json")
+    sizes = [r["bytes"] for r in js["results"]]
+    for i, r in enumerate(js["results"]):
+        for name in ("auto", "auto:ompi"):
+            a = json.loads(json.dumps(r["algos"][1]))
+            a["name"], a["ran"] = name, "native" if i < 2 else "direct"
+            r["algos"].append(a)
+    js["settings"]["algorithms"] += ["auto", "auto:ompi"]
+    p = tmp_path / "auto.json"
+    p.write_text(json.dumps(js))
+    code, out, _ = run_cli([p, "--out", tmp_path / "o", "--no-plots"], capsys)
+    assert code == 0
+    head, rows = the_table(out)
+    for col in ("auto avg (us)", "auto:ompi avg (us)"):
+        assert not any(r[head.index(col)].endswith("*") for r in rows)
+    assert "could not run" not in out
+    lab = size_label
+    assert (f"What auto ran: `auto`, `auto:ompi`: native at {lab(sizes[0])}-{lab(sizes[1])}, "
+            f"direct at {lab(sizes[2])}-{lab(sizes[-1])}.") in out

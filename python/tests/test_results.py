@@ -328,7 +328,8 @@ def test_a_point_that_times_out_leaves_no_simulation_behind(tmp_path):
 
 def test_sweep_env_adds_to_defaults_and_peers_skip_channel_settings(tmp_path):
     """A sweep's env adds to the experiment's; PACOLL_SIM_PUT (read by pacoll's
-    channel only) stays out of a peer's command, so its points are reused."""
+    channel only) stays out of a peer's command, so its points are reused;
+    an auto run keeps it (auto may run pacoll's channel)."""
     run = load_sim_run()
     platforms = run.load_platforms()
     exp = copy.deepcopy(run.load_experiment("ci_small"))
@@ -336,9 +337,9 @@ def test_sweep_env_adds_to_defaults_and_peers_skip_channel_settings(tmp_path):
     for sw in exp["sweeps"]:
         sw["env"] = {"PACOLL_PORTS": "4", "PACOLL_SIM_TESTED": "1"}
     pts, _ = run.expand(exp, platforms, None)
-    pac = [p for p in pts if p.runner == "pacoll"]
-    peers = [p for p in pts if p.runner != "pacoll"]
-    assert pac and peers
+    pac = [p for p in pts if p.runner == "pacoll" or p.runner.startswith("auto-")]
+    peers = [p for p in pts if p.peer]
+    assert pac and peers and len(pac) + len(peers) == len(pts)
     for p in pac:
         assert p.env == {"PACOLL_SIM_PUT": "transfer", "PACOLL_PORTS": "4",
                          "PACOLL_SIM_TESTED": "1"}, p.env
@@ -347,3 +348,214 @@ def test_sweep_env_adds_to_defaults_and_peers_skip_channel_settings(tmp_path):
     for p in peers:
         _, env = run.command(p, platforms, "pacoll-bench", str(tmp_path / "raw" / "p.json"))
         assert "PACOLL_SIM_PUT" not in env and env["PACOLL_PORTS"] == "4"
+
+
+# ---- pacoll's auto on top of each peer selector ----------------------------
+
+def test_auto_runs_on_every_peer_selector_and_only_selects_them():
+    run = load_sim_run()
+    platforms = run.load_platforms()
+    exp = run.load_experiment("ci_small")
+    pts, _ = run.expand(exp, platforms, None)
+    for key_size in {(p.key, p.size) for p in pts}:
+        here = {p.runner: p for p in pts if (p.key, p.size) == key_size}
+        for peer in run.PEERS:
+            a = here[f"auto-{peer}"]
+            assert a.algos == ["auto"] and a.selector == peer and a.peer is None
+            assert a.id.endswith(f"_auto-{peer}") and a.label == f"auto:{peer}"
+            assert here[peer].peer == peer and here[peer].label == f"native:{peer}"
+    ids = {p.id for p in pts}
+    only, _ = run.expand(exp, platforms, None, only={"auto"})
+    assert only and {p.runner for p in only} == {f"auto-{x}" for x in run.PEERS}
+    assert {p.id for p in only} <= ids
+    one, _ = run.expand(exp, platforms, None, only={"auto:ompi"})
+    assert one and {p.runner for p in one} == {"auto-ompi"}
+    nat, _ = run.expand(exp, platforms, None, only={"native", "direct"})
+    assert {p.runner for p in nat} == {"pacoll", "ompi", "mpich", "mvapich2"}
+    # a sweep opts out; "auto" among a sweep's algorithms is not a pacoll algorithm
+    exp = copy.deepcopy(exp)
+    exp["sweeps"][0]["auto"] = False
+    exp["sweeps"][1]["algorithms"]["gather"].append("auto")
+    pts, _ = run.expand(exp, platforms, None)
+    assert not any(p.selector and not p.peer for p in pts if p.sweep == "flat16")
+    assert any(p.runner == "auto-mpich" for p in pts if p.sweep == "v16")
+    assert all("auto" not in p.algos for p in pts if p.runner == "pacoll")
+
+
+def test_auto_command_is_the_pacoll_environment_under_the_selector(tmp_path):
+    """The selector's cfg and every PACOLL_* setting of the sweep; no Bruck
+    allgather (it would replace the selector's, which auto may run); costed
+    as one pacoll algorithm; its cached result is compared exactly."""
+    run = load_sim_run()
+    platforms = run.load_platforms()
+    exp = copy.deepcopy(run.load_experiment("ci_small"))
+    exp["defaults"]["env"] = {"PACOLL_SIM_PUT": "transfer", "PACOLL_EAGER": "2048"}
+    pts, _ = run.expand(exp, platforms, None)
+    auto = next(p for p in pts if p.runner == "auto-mvapich2")
+    pac = next(p for p in pts if p.runner == "pacoll" and p.key == auto.key
+               and p.size == auto.size)
+    cmd, env = run.command(auto, platforms, "pacoll-bench", str(tmp_path / "raw" / "p.json"))
+    _, penv = run.command(pac, platforms, "pacoll-bench", str(tmp_path / "raw" / "q.json"))
+    assert env == penv and env["PACOLL_SIM_PUT"] == "transfer"
+    assert "--cfg=smpi/coll-selector:mvapich2" in cmd
+    assert not any("smpi/allgather" in c for c in cmd)
+    assert cmd[cmd.index("--algos") + 1] == "auto"
+    assert auto.weight() == pytest.approx(pac.weight() / len(pac.algos))
+    old = run.show_command(cmd, env)
+    new = old.replace("PACOLL_SIM_COPY_BW=2e+09", "PACOLL_SIM_COPY_BW=1e+09")
+    assert new != old and not run.same_command(old, new, auto)
+
+
+def bench_file(path, names, us, ran=None):
+    """A raw pacoll-bench file: one 8 B row per name, avg_us us[i]."""
+    d = {"schema": "pacoll-bench/1", "collective": "alltoall", "ranks": 16, "nodes": 4,
+         "host": "smpi", "settings": {"algorithms": list(names), "baseline": names[0]},
+         "algorithms": [{"name": n, "needs": 0, "source": "MPI library", "summary": "x"}
+                        for n in names],
+         "wall_seconds": 1.0,
+         "results": [{"bytes": 8, "iters": 5, "warmup": 1, "tm_us": 1.0, "algos": [
+             {"name": n, "ran": (ran or {}).get(n, n),
+              "summary": {k: {"median": u, "min": u, "max": u}
+                          for k in ("avg_us", "min_us", "max_us")}}
+             for n, u in zip(names, us)]}]}
+    path.write_text(json.dumps(d))
+
+
+def test_merge_names_auto_rows_and_keeps_what_auto_ran(tmp_path):
+    run = load_sim_run()
+    platforms = run.load_platforms()
+    exp = run.load_experiment("ci_small")
+    pts, _ = run.expand(exp, platforms, None)
+    key = pts[0].key
+    here = [p for p in pts if p.key == key and p.size == "8"]
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    for p in here:
+        p.status, p.command, p.env_set = "ok", ["smpirun"], {}
+        if p.runner == "pacoll":
+            bench_file(raw / f"{p.id}.json", p.algos, [2.0] * len(p.algos))
+        elif p.peer:
+            bench_file(raw / f"{p.id}.json", ["native"], [4.0])
+        else:
+            bench_file(raw / f"{p.id}.json", ["auto"], [3.0], ran={"auto": "leader"})
+    files = run.merge(here, str(raw), str(tmp_path / "json"), exp, platforms)
+    d = json.load(open(files[0]))
+    names = [a["name"] for a in d["results"][0]["algos"]]
+    pac = next(p for p in here if p.runner == "pacoll").algos
+    autos = [f"auto:{x}" for x in ("mpich", "mvapich2", "ompi")]
+    nats = [f"native:{x}" for x in ("mpich", "mvapich2", "ompi")]
+    assert names == d["settings"]["algorithms"] == pac + autos + nats
+    assert d["settings"]["baseline"] == "native:mpich"
+    by = {a["name"]: a for a in d["results"][0]["algos"]}
+    assert all(by[n]["ran"] == "leader" for n in autos)
+    assert all(by[n]["ran"] == n for n in nats)
+    assert [a["name"] for a in d["algorithms"]] == names
+    desc = {a["name"]: a for a in d["algorithms"]}
+    assert "mvapich2" in desc["auto:mvapich2"]["source"] and "auto" not in desc
+    # --verify wants an auto row's "ran"
+    del by["auto:ompi"]["ran"]
+    (tmp_path / "json" / os.path.basename(files[0])).write_text(json.dumps(d))
+    (tmp_path / "report").mkdir()
+    (tmp_path / "report" / "report.md").write_text("x")
+    (tmp_path / "summary.json").write_text(json.dumps({"points": [
+        {"id": p.id, "key": p.key, "size": p.size, "runner": p.runner, "algos": p.algos,
+         "status": "ok"} for p in here]}))
+    probs = run.verify(str(tmp_path))
+    assert len(probs) == 1 and "auto:ompi" in probs[0] and "ran" in probs[0], probs
+
+
+def test_publishing_auto_alone_keeps_the_published_rows():
+    """sim/run EXP --only auto --publish adds auto rows to the published
+    files: pacoll's and the peers' rows, order and baseline stay."""
+    run = load_sim_run()
+
+    def row(b, names, us):
+        return {"bytes": b, "algos": [{"name": n, "ran": n, "summary": {"avg_us": {"median": us}}}
+                                      for n in names]}
+    old = {"results": [row(8, ["direct", "native:mpich", "native:ompi"], 5.0),
+                       row(64, ["direct", "native:mpich", "native:ompi"], 6.0)],
+           "settings": {"algorithms": ["direct", "native:mpich", "native:ompi"],
+                        "baseline": "native:mpich"},
+           "algorithms": [{"name": "direct"}, {"name": "native:mpich"}, {"name": "native:ompi"}],
+           "sim": {"commands": ["old"]}}
+    new = {"results": [row(8, ["auto:mpich", "auto:ompi"], 4.0),
+                       row(64, ["auto:mpich", "auto:ompi"], 7.0)],
+           "settings": {"algorithms": ["auto:mpich", "auto:ompi"], "baseline": "auto:mpich"},
+           "algorithms": [{"name": "auto:mpich"}, {"name": "auto:ompi"}],
+           "sim": {"commands": ["new"]}}
+    m = run._merge_published(old, new)
+    order = ["direct", "auto:mpich", "auto:ompi", "native:mpich", "native:ompi"]
+    assert m["settings"]["algorithms"] == order
+    assert m["settings"]["baseline"] == "native:mpich"
+    assert [[a["name"] for a in r["algos"]] for r in m["results"]] == [order, order]
+    by = {r["bytes"]: {a["name"]: a["summary"]["avg_us"]["median"] for a in r["algos"]}
+          for r in m["results"]}
+    assert by[8] == {"direct": 5.0, "native:mpich": 5.0, "native:ompi": 5.0,
+                     "auto:mpich": 4.0, "auto:ompi": 4.0}
+    assert [a["name"] for a in m["algorithms"]] == order
+    assert m["sim"]["commands"] == ["new", "old"]
+    # the summary: the other runners' points and notes stay
+    s = run._merge_summary(
+        {"points": [{"id": "a_pacoll", "seconds": 9.0}],
+         "skipped_not_registered": {"alltoall": ["pap_x"]}},
+        {"points": [{"id": "a_auto-ompi", "seconds": 1.0}], "only": "auto",
+         "skipped_not_registered": {}})
+    assert [p["id"] for p in s["points"]] == ["a_pacoll", "a_auto-ompi"]
+    assert s["skipped_not_registered"] == {"alltoall": ["pap_x"]}
+
+
+def with_auto(d, ratios):
+    """Adds auto:PEER rows to a published_file: native:PEER / auto:PEER =
+    ratios[peer] at every size; auto 'ran' direct."""
+    for r in d["results"]:
+        by = {a["name"]: a for a in r["algos"]}
+        for p, x in ratios.items():
+            a = copy.deepcopy(by[f"native:{p}"])
+            a["name"], a["ran"] = f"auto:{p}", "direct"
+            a["summary"]["avg_us"]["median"] /= x
+            r["algos"].append(a)
+        d["settings"]["algorithms"] = [a["name"] for a in r["algos"]]
+    return d
+
+
+def test_auto_against_native_section(tmp_path):
+    d = published_file(tmp_path, "e", "k")
+    n = len(d["results"])
+    with_auto(d, {"ompi": 1.25, "mpich": 0.8})
+    worst = d["results"][-1]
+    for a in worst["algos"]:                 # one slow point for ompi
+        if a["name"] == "auto:ompi":
+            a["summary"]["avg_us"]["median"] *= 1.25 / 0.5
+    (tmp_path / "sim" / "published" / "e" / "k.json").write_text(json.dumps(d))
+    root = tree(tmp_path, [CLAIM])
+    (tmp_path / "sim" / "RESULTS.template.md").write_text("## Runs\n\n{{RUNS}}\n\n"
+                                                          "## Auto\n\n{{AUTO}}\n")
+    assert results.main(["--root", root]) == 0
+    md = open(os.path.join(root, "docs", "RESULTS.md")).read()
+    head, rows = parse_tables(md)["Auto"]
+    by = {r[0]: dict(zip(head, r)) for r in rows}
+    assert set(by) == {"ompi", "mpich"}
+    g = (1.25 ** (n - 1) * 0.5) ** (1 / n)
+    assert by["ompi"]["points"] == str(n)
+    assert by["ompi"]["native / auto, geometric mean"] == f"{g:.2f}x"
+    assert by["ompi"]["worst point"].startswith("0.50x: `e` k, ")
+    assert "(auto ran direct)" in by["ompi"]["worst point"]
+    assert by["ompi"]["points below 0.97x"] == "1"
+    assert by["mpich"]["native / auto, geometric mean"] == "0.80x"
+    assert by["mpich"]["points below 0.97x"] == str(n)
+    head, rows = parse_tables(md)["Runs"]
+    cell = dict(zip(head, rows[0]))[[h for h in head if h.startswith("auto:")][0]]
+    assert cell.startswith(f"ompi {g:.2f}x (0.50x at ") and "mpich 0.80x" in cell
+    # the best pacoll algorithm is still a forced one, not auto
+    assert "auto" not in dict(zip(head, rows[0]))[
+        "best pacoll / best peer, smallest and largest size"]
+
+
+def test_auto_section_without_auto_rows_is_one_line(tmp_path):
+    published_file(tmp_path, "e", "k")
+    root = tree(tmp_path, [CLAIM])
+    (tmp_path / "sim" / "RESULTS.template.md").write_text("{{RUNS}}\n\n{{AUTO}}\n")
+    assert results.main(["--root", root]) == 0
+    md = open(os.path.join(root, "docs", "RESULTS.md")).read()
+    assert "No published run has auto rows yet" in md
+    assert "{{AUTO}}" not in md

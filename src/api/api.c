@@ -220,19 +220,21 @@ static int hand_over(const pc_mpi_call_t *c, pacoll_team_t *t, const char *why)
     return run_native(c);
 }
 
-static int dispatch(const pc_mpi_call_t *c, const char *site)
+/* t: the communicator's team if the caller found one, else NULL. */
+static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
 {
     int rc, inter = 0, level = MPI_THREAD_SINGLE;
     if (c->comm == MPI_COMM_NULL)
         return pc_raise(MPI_COMM_NULL, MPI_ERR_COMM, 0, "%s: the communicator is MPI_COMM_NULL",
                         pacoll_coll_name(c->coll));
-    PMPI_Comm_test_inter(c->comm, &inter);
-    if (inter)
+    /* A team is only made for an intracommunicator, and records the thread
+     * level (fixed at MPI_Init): a communicator with one asks MPI nothing
+     * more.  (No team is made for MPI_THREAD_MULTIPLE, but
+     * pacoll_comm_set_algorithm may have made one.) */
+    if (!t)
+        t = pc_team_find(c->comm);
+    if (!t && (PMPI_Comm_test_inter(c->comm, &inter), inter))
         return hand_over(c, NULL, "intercommunicators are not handled by pacoll");
-    /* The thread level is fixed at MPI_Init: a team records it, so only a
-     * call without a team asks (no team is made for MPI_THREAD_MULTIPLE,
-     * but pacoll_comm_set_algorithm may have made one). */
-    pacoll_team_t *t = pc_team_find(c->comm);
     if (t ? t->thread_multiple : (PMPI_Query_thread(&level), level == MPI_THREAD_MULTIPLE))
         return hand_over(c, t, "pacoll runs collectives up to MPI_THREAD_SERIALIZED");
     if (!t) {
@@ -249,7 +251,8 @@ static int dispatch(const pc_mpi_call_t *c, const char *site)
         return pc_raise(c->comm, t->cfg.error, !t->cfg.error_told++, "%s", t->cfg.error_msg);
     if (pc_verdict_begin(t) != MPI_SUCCESS)
         return lost(c, t, MPI_ERR_OTHER);
-    pc_check_t ck = {.probe_comm = t->comm};
+    pc_check_t ck; /* its message is written only when a check fails */
+    ck.code = MPI_SUCCESS, ck.always = 0, ck.probe_comm = t->comm, ck.msg[0] = '\0';
     int idx;
     if (forced(c, t, site, &idx, &ck) != MPI_SUCCESS)
         return reject(c, t, &ck);
@@ -262,7 +265,7 @@ static int dispatch(const pc_mpi_call_t *c, const char *site)
         idx = pc_registry_native(c->coll), a = pc_registry_get(idx);
     }
     if (!a->run) {
-        count(t, c, idx, native_bytes(c, t->size));
+        count(t, c, idx, t->cfg.stats ? native_bytes(c, t->size) : 0); /* PACOLL_STATS only */
         return run_native(c);
     }
     if (pc_check_call(c, t->size, t->rank, &ck) != MPI_SUCCESS)
@@ -290,9 +293,13 @@ static double prof_bytes(const pc_mpi_call_t *c)
 
 static int profiled_dispatch(const pc_mpi_call_t *c, const char *site, const void *ra)
 {
+    /* one attribute lookup per call: the team, which keeps the profiler */
+    pacoll_team_t *t = c->comm != MPI_COMM_NULL ? pc_team_find(c->comm) : NULL;
+    if (t && !t->prof_known)
+        t->prof = pc_prof_handle(), t->prof_known = 1;
     pc_prof_stamp_t s;
-    pc_prof_begin(&s, c->comm);
-    int rc = dispatch(c, site);
+    pc_prof_begin_with(&s, c->comm, t ? t->prof : pc_prof_handle());
+    int rc = dispatch(c, site, t);
     pc_prof_exit(&s);
     if (s.prof && rc == MPI_SUCCESS)
         pc_prof_record(&s, prof_kind[c->coll], c->comm, ra, prof_bytes(c));
@@ -303,14 +310,18 @@ static int profiled_dispatch(const pc_mpi_call_t *c, const char *site, const voi
 
 /* The internal entry points take the caller's return address (ra): the
  * public pacoll_* functions and the MPI_* / Fortran wrappers pass their own
- * caller's, so the profile names the application's call site. */
+ * caller's, so the profile names the application's call site.  Each names
+ * every member of the call: a partial initializer makes the compiler clear
+ * the whole struct first, a measurable part of a call handed to the MPI
+ * library (docs/AUTO.md, per-call cost). */
 int pc_api_alltoall(const void *ra, const char *algo, const void *sendbuf, int sendcount,
                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                     MPI_Comm comm)
 {
     pc_mpi_call_t c = {.coll = PACOLL_ALLTOALL, .sendbuf = sendbuf, .sendcount = sendcount,
-                       .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount,
-                       .recvtype = recvtype, .comm = comm};
+                       .sendcounts = NULL, .sdispls = NULL, .sendtype = sendtype,
+                       .recvbuf = recvbuf, .recvcount = recvcount, .recvcounts = NULL,
+                       .rdispls = NULL, .recvtype = recvtype, .root = 0, .comm = comm};
     return profiled_dispatch(&c, algo, ra);
 }
 
@@ -319,10 +330,10 @@ int pc_api_alltoallv(const void *ra, const char *algo, const void *sendbuf,
                      void *recvbuf, const int recvcounts[], const int rdispls[],
                      MPI_Datatype recvtype, MPI_Comm comm)
 {
-    pc_mpi_call_t c = {.coll = PACOLL_ALLTOALLV, .sendbuf = sendbuf, .sendcounts = sendcounts,
-                       .sdispls = sdispls, .sendtype = sendtype, .recvbuf = recvbuf,
-                       .recvcounts = recvcounts, .rdispls = rdispls, .recvtype = recvtype,
-                       .comm = comm};
+    pc_mpi_call_t c = {.coll = PACOLL_ALLTOALLV, .sendbuf = sendbuf, .sendcount = 0,
+                       .sendcounts = sendcounts, .sdispls = sdispls, .sendtype = sendtype,
+                       .recvbuf = recvbuf, .recvcount = 0, .recvcounts = recvcounts,
+                       .rdispls = rdispls, .recvtype = recvtype, .root = 0, .comm = comm};
     return profiled_dispatch(&c, algo, ra);
 }
 
@@ -331,8 +342,9 @@ int pc_api_allgather(const void *ra, const char *algo, const void *sendbuf, int 
                      MPI_Comm comm)
 {
     pc_mpi_call_t c = {.coll = PACOLL_ALLGATHER, .sendbuf = sendbuf, .sendcount = sendcount,
-                       .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount,
-                       .recvtype = recvtype, .comm = comm};
+                       .sendcounts = NULL, .sdispls = NULL, .sendtype = sendtype,
+                       .recvbuf = recvbuf, .recvcount = recvcount, .recvcounts = NULL,
+                       .rdispls = NULL, .recvtype = recvtype, .root = 0, .comm = comm};
     return profiled_dispatch(&c, algo, ra);
 }
 
@@ -341,8 +353,9 @@ int pc_api_gather(const void *ra, const char *algo, const void *sendbuf, int sen
                   int root, MPI_Comm comm)
 {
     pc_mpi_call_t c = {.coll = PACOLL_GATHER, .sendbuf = sendbuf, .sendcount = sendcount,
-                       .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount,
-                       .recvtype = recvtype, .root = root, .comm = comm};
+                       .sendcounts = NULL, .sdispls = NULL, .sendtype = sendtype,
+                       .recvbuf = recvbuf, .recvcount = recvcount, .recvcounts = NULL,
+                       .rdispls = NULL, .recvtype = recvtype, .root = root, .comm = comm};
     return profiled_dispatch(&c, algo, ra);
 }
 

@@ -163,7 +163,7 @@ static int team_init(pacoll_team_t *t, MPI_Comm comm)
     t->nic = -1;
     pc_config_read(&t->cfg);
     for (int c = 0; c < PACOLL_NCOLL; c++)
-        t->comm_choice[c] = t->last_algo[c] = -1;
+        t->comm_choice[c] = t->last_algo[c] = t->pick[c].idx = -1;
     int rc = PMPI_Comm_dup(comm, &t->comm);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -62,7 +62,7 @@ struct pacoll_team {
     pc_peers_t peers;  /* what the channel and the node segment see of the team */
     pc_chan_t chan;    /* the one-sided channel */
     pc_seg_t seg;      /* the node segment for hierarchical algorithms */
-    int nic;           /* the NIC's nature (enum pc_nic), -1 until the first automatic choice (select/nic.c) */
+    int nic;           /* the NIC's nature (enum pc_nic), -1 until a rule asks (select/nic.c) */
     pc_team_ext_t ext[PC_TEAM_EXTS]; /* algorithms' state (pc_team_ext) */
 
     pc_verdict_t verdict; /* calls rejected on some ranks only (verdict.h) */
@@ -72,6 +72,13 @@ struct pacoll_team {
     uint64_t said_choice[PACOLL_NCOLL]; /* PACOLL_VERBOSE: size ranges whose choice was said */
     pc_stat_t stats[PC_MAX_ALGOS];
     void *rules;       /* parsed selection rules (select/select.c), made on first use */
+    struct {           /* the last automatic choice per collective: programs call */
+        size_t m;      /* with the same sizes again and again (select.c) */
+        int idx;       /* -1 = none yet */
+        int any_m;     /* it did not depend on m */
+    } pick[PACOLL_NCOLL];
+    void *prof;        /* the api's: the profiler (profile/), NULL when off, */
+    int prof_known;    /* looked up once per team rather than once per call */
     void (*rules_free)(void *rules);
     struct pacoll_team *next; /* the context's list of live teams */
     int orphaned; /* MPI is tearing down without pacoll's finalize: free locally */

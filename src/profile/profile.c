@@ -213,11 +213,21 @@ static uint32_t site_index(pc_prof_comm_t *c, const void *ra, int kind)
 
 /* ----------------------------------------------------------- per call */
 
-void pc_prof_begin(pc_prof_stamp_t *s, MPI_Comm comm)
+pc_prof_t *pc_prof_handle(void)
 {
     pc_prof_t *p = ctx_get();
-    s->prof = p && p->enabled ? p : NULL;
-    if (!s->prof)
+    return p && p->enabled ? p : NULL;
+}
+
+void pc_prof_begin(pc_prof_stamp_t *s, MPI_Comm comm)
+{
+    pc_prof_begin_with(s, comm, pc_prof_handle());
+}
+
+void pc_prof_begin_with(pc_prof_stamp_t *s, MPI_Comm comm, pc_prof_t *p)
+{
+    s->prof = p;
+    if (!p)
         return;
     /* A linked program's MPI_Init is not intercepted: the first call on
      * MPI_COMM_WORLD is the first point where every rank meets. */

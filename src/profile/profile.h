@@ -64,6 +64,11 @@ typedef struct pc_prof_stamp {
 
 /* Stamps the arrival (and finds the profiler; s->prof NULL when off). */
 void pc_prof_begin(pc_prof_stamp_t *s, MPI_Comm comm);
+/* The profiler, NULL when off: an attribute lookup, which a caller that
+ * keeps per-communicator state may keep (the api keeps it on the team). */
+pc_prof_t *pc_prof_handle(void);
+/* pc_prof_begin with the profiler already found (pc_prof_handle). */
+void pc_prof_begin_with(pc_prof_stamp_t *s, MPI_Comm comm, pc_prof_t *prof);
 /* Stamps the exit: call right after the collective returns. */
 static inline void pc_prof_exit(pc_prof_stamp_t *s)
 {

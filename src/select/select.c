@@ -289,11 +289,16 @@ int pc_select_why(pacoll_team_t *t, pacoll_coll_t coll, size_t m, pc_agree_bytes
 {
     if (!t->rules) /* a sub-team, made inside an algorithm: the rules only */
         rules_load(t);
+    /* The same answer as last time, without looking at the rules: they, the
+     * shape and the NIC do not change, so only the size could. */
+    if (!why && t->pick[coll].idx >= 0 &&
+        (t->pick[coll].any_m || (!agree && t->pick[coll].m == m)))
+        return t->pick[coll].idx;
     const pc_rules_t *rs = t->rules;
     pc_shape_t s;
     pc_team_shape(t, &s);
     double mm = agree ? -1 : (double)m;
-    int i;
+    int i, idx;
     /* Each answer asks for at most one more input; every rank asks at the
      * same rule, so the collective measurements line up. */
     while ((i = pc_rules_pick(rs, coll, &s, mm)) == PC_PICK_NEED_NIC ||
@@ -306,13 +311,16 @@ int pc_select_why(pacoll_team_t *t, pacoll_coll_t coll, size_t m, pc_agree_bytes
     if (i == PC_PICK_NONE) {
         if (why)
             snprintf(why, len, "no rule matched: the MPI library (rules %s)", rs->origin);
-        return pc_registry_native(coll);
+        idx = pc_registry_native(coll);
+    } else {
+        const pc_rule_t *r = &rs->rule[i];
+        if (why)
+            snprintf(why, len, "rule %d, line %d of the selection rules %s%s", r->index, r->line,
+                     rs->origin, r->algo == PC_ALGO_MODEL ? ": the cost models" : "");
+        idx = r->algo == PC_ALGO_MODEL ? pc_model_pick(&s, t->cfg.chan.ports, coll, m) : r->algo;
     }
-    const pc_rule_t *r = &rs->rule[i];
-    if (why)
-        snprintf(why, len, "rule %d, line %d of the selection rules %s%s", r->index, r->line,
-                 rs->origin, r->algo == PC_ALGO_MODEL ? ": the cost models" : "");
-    return r->algo == PC_ALGO_MODEL ? pc_model_pick(&s, t->cfg.chan.ports, coll, m) : r->algo;
+    t->pick[coll].m = m, t->pick[coll].idx = idx, t->pick[coll].any_m = agree && mm < 0;
+    return idx;
 }
 
 int pc_select(pacoll_team_t *t, pacoll_coll_t coll, size_t m)

@@ -190,7 +190,7 @@ static int save(const char *path, const tune_set_t *s, const tune_prov_t *p)
                 k ? "," : "", pacoll_coll_name((pacoll_coll_t)o->coll), o->ranks, o->nodes, o->ppn,
                 o->nic > 0 && o->nic <= 3 ? nic[o->nic] : "null", o->mode, o->bytes);
         for (int a = 0; a < o->n; a++)
-            fprintf(f, "%s\"%s\": %.4g", a ? ", " : "", o->name[a], o->us[a]);
+            fprintf(f, "%s\"%s\": %.17g", a ? ", " : "", o->name[a], o->us[a]); /* exact: --from remakes the same rules */
         fputs("}}", f);
     }
     fputs("\n  ]\n}\n", f);

@@ -3,7 +3,7 @@
 # or unpacked anywhere (the .tar.gz, `dpkg-deb -x` of the .deb):
 #
 #   bin/pacoll-bench     RUNPATH $ORIGIN/../lib (libpacoll.so.0)
-#   bin/pacoll-tune      the static library inside; the MPI library's run path
+#   bin/pacoll-tune, bin/pacoll-info   the static library inside
 #   lib/libpacoll*.so    RUNPATH $ORIGIN
 #   bin/pacoll-run       finds ../lib/libpacoll_preload.so from its own path
 #   lib/pkgconfig/pacoll.pc      prefix from ${pcfiledir}; Libs add -rpath
@@ -31,6 +31,11 @@ install(TARGETS ${PACOLL_INSTALL_LIBS} pacoll-bench pacoll-tune
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(NOT PACOLL_SMPI)
+  set_target_properties(pacoll-info PROPERTIES
+    INSTALL_RPATH "${_pacoll_exe_rpath}" INSTALL_RPATH_USE_LINK_PATH ON)
+  install(TARGETS pacoll-info RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 install(FILES include/pacoll.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # The default selection rules are built into the library and not installed:
 # a file the library never reads would invite edits that change nothing.

@@ -107,6 +107,12 @@ _tune_2() { # the installed tuner writes rules with their provenance on 2 ranks
     expect "$rules" '"provenance": \{"command": "mpirun -np 2 pacoll-tune'
 }
 
+_info() { # the installed pacoll-info, without mpirun
+    local out="$_ic_work/info.txt"
+    clean_run "$_ic_root/bin/pacoll-info" --ranks 4 --nodes 2 >"$out" 2>&1 || { cat "$out"; return 1; }
+    expect "$out" '^pacoll [0-9]' 'rules \(built in\)' 'automatic choice on 4 ranks, 2 node'
+}
+
 _preloaded() { # PROGRAM OKREGEX: an unchanged MPI program under pacoll-run
     local prog=$1 ok=$2 out="$_ic_work/run.$(basename "$1").txt"
     clean_run "$_ic_root/bin/pacoll-run" --stats -- "$MPIEXEC" "${MPIEXEC_FLAGS[@]}" -n 2 "$prog" \
@@ -150,6 +156,7 @@ installed_checks() {
     step "pacoll-bench --algos bogus names native once" _bogus_once
     step "pacoll-bench, 2 ranks, checked" _bench_2
     step "pacoll-tune, 2 ranks, writes rules" _tune_2
+    step "pacoll-info names the built-in rules" _info
     step "pacoll-run --help" clean_run "$_ic_root/bin/pacoll-run" --help
 
     # an unchanged C program and an unchanged Fortran program, preloaded

@@ -65,5 +65,7 @@ void pc_charge_settle(void);
  * is reported, not replaced). */
 #define PC_SIM_COPY_BW_DEFAULT 10e9
 int pc_parse_positive(const char *s, double *out);
+/* A whole file as a NUL-terminated string (malloc'd), or NULL. */
+char *pc_file_read(const char *path);
 
 #endif

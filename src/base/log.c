@@ -88,3 +88,20 @@ void pc_charge_settle(void)
     PMPI_Wtime();
 #endif
 }
+
+char *pc_file_read(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long n = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)n + 1)) != NULL) {
+        if (fread(buf, 1, (size_t)n, f) == (size_t)n)
+            buf[n] = '\0';
+        else
+            free(buf), buf = NULL;
+    }
+    if (f)
+        fclose(f);
+    return buf;
+}

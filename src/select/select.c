@@ -195,6 +195,8 @@ int pc_rules_pick(const pc_rules_t *rs, int coll, const pc_shape_t *s, double m)
     return PC_PICK_NONE;
 }
 
+static void rules_free_any(void *rs) { pc_rules_free(rs); }
+
 /* Leaves t->rules set (empty after an error, which the first call reports
  * as a bad setting), so a team reads its rules once. */
 static void rules_load(pacoll_team_t *t)
@@ -204,19 +206,12 @@ static void rules_load(pacoll_team_t *t)
     if (!t->cfg.rules_path[0]) {
         rs = pc_rules_parse(pacoll_default_rules_json, "(built in)", err, sizeof err);
     } else {
-        FILE *f = fopen(t->cfg.rules_path, "rb");
-        char *text = NULL;
-        long n = -1;
-        if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-            (text = malloc((size_t)n + 1)) != NULL && fread(text, 1, (size_t)n, f) == (size_t)n) {
-            text[n] = '\0';
+        char *text = pc_file_read(t->cfg.rules_path);
+        if (text)
             rs = pc_rules_parse(text, t->cfg.rules_path, err, sizeof err);
-        } else {
+        else
             snprintf(err, sizeof err, "PACOLL_RULES='%s' cannot be read", t->cfg.rules_path);
-        }
         free(text);
-        if (f)
-            fclose(f);
     }
     if (!rs) {
         t->cfg.error = MPI_ERR_ARG; /* reported at the first call, like any bad setting */
@@ -224,7 +219,7 @@ static void rules_load(pacoll_team_t *t)
         rs = calloc(1, sizeof *rs);
     }
     t->rules = rs;
-    t->rules_free = (void (*)(void *))pc_rules_free;
+    t->rules_free = rules_free_any;
 }
 
 void pc_rules_load(pacoll_team_t *t)

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "pacoll.h"
+#include "base/internal.h"
 #include "core/config.h"
 #include "select/json.h"
 #include "select/select.h"
@@ -25,23 +26,6 @@
 #ifndef PACOLL_INFO_BUILD
 #define PACOLL_INFO_BUILD "(unknown)"
 #endif
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    long n = -1;
-    if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (buf = malloc((size_t)n + 1)) != NULL) {
-        if (fread(buf, 1, (size_t)n, f) == (size_t)n)
-            buf[n] = '\0';
-        else
-            free(buf), buf = NULL;
-    }
-    if (f)
-        fclose(f);
-    return buf;
-}
 
 static size_t size_arg(const char *s)
 {
@@ -149,7 +133,7 @@ int main(int argc, char **argv)
     lib[strcspn(lib, "\n")] = '\0';
     printf("pacoll %s\n  build    %s\n  MPI      %s\n", pacoll_version(), PACOLL_INFO_BUILD, lib);
 
-    char *text = rules && *rules ? slurp(rules) : NULL, err[300];
+    char *text = rules && *rules ? pc_file_read(rules) : NULL, err[300];
     if (rules && *rules && !text) {
         fprintf(stderr, "pacoll-info: rules %s cannot be read\n", rules);
         return 1;

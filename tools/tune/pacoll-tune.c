@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "pacoll.h"
+#include "base/internal.h"
 #include "select/select.h"
 #include "tune.h"
 
@@ -173,15 +174,9 @@ static int save(const char *path, const tune_set_t *s, const tune_prov_t *p)
     FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
     if (!f)
         return -1;
-    fputs("{\n  \"schema\": \"pacoll-tune/1\",\n  \"command\": ", f);
-    tune_jstr(f, p->command);
-    fputs(",\n  \"mpi\": ", f);
-    tune_jstr(f, p->mpi);
-    fputs(",\n  \"host\": ", f);
-    tune_jstr(f, p->host);
-    fputs(",\n  \"date\": ", f);
-    tune_jstr(f, p->date);
-    fprintf(f, ",\n  \"margin\": %g,\n  \"observations\": [", p->margin);
+    fputs("{\n  \"schema\": \"pacoll-tune/1\",\n  ", f);
+    tune_write_prov(f, p, ",\n  ");
+    fputs(",\n  \"observations\": [", f);
     for (int k = 0; k < s->n; k++) {
         const tune_obs_t *o = &s->obs[k];
         static const char *const nic[] = {"null", "\"onload\"", "\"offload\"", "\"none\""};
@@ -220,7 +215,7 @@ static int write_rules(const char *path, const tune_set_t *s, const tune_prov_t 
 static int check_table(const tune_set_t *s, char (*ran)[TUNE_NAME], const char *rules,
                        double floor)
 {
-    char *text = tune_slurp(rules), err[300];
+    char *text = pc_file_read(rules), err[300];
     pc_rules_t *rs = text ? pc_rules_parse(text, rules, err, sizeof err) : NULL;
     free(text);
     if (!rs) {
@@ -332,7 +327,7 @@ int main(int argc, char **argv)
             if (below != 0)
                 rc = 1;
             if (a.o.compare) {
-                char *file = tune_slurp(a.o.compare);
+                char *file = pc_file_read(a.o.compare);
                 int d = file ? tune_compare(info, text, file, a.o.compare) : -1;
                 if (!file)
                     fprintf(stderr, "pacoll-tune: %s cannot be read\n", a.o.compare);

@@ -70,9 +70,10 @@ int tune_replay(FILE *f, const char *rules_text, const char *origin, const tune_
 /* 0 if the "rules" of the two documents are the same list, else 1 with the
  * first difference on f (-1: one does not parse). */
 int tune_compare(FILE *f, const char *made, const char *file_text, const char *file_name);
-char *tune_slurp(const char *path);
 /* s as a JSON string. */
 void tune_jstr(FILE *f, const char *s);
+/* The provenance's members ("command": ..., "margin": ...), sep between. */
+void tune_write_prov(FILE *f, const tune_prov_t *p, const char *sep);
 
 #endif
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pacoll.h"
+#include "base/internal.h"
 #include "core/config.h"
 #include "select/json.h"
 #include "tune.h"
@@ -43,23 +44,6 @@ void tune_set_free(tune_set_t *s)
 }
 
 int tune_is_native(const char *name) { return !strncmp(name, "native", 6); }
-
-char *tune_slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    long n = -1;
-    if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (buf = malloc((size_t)n + 1)) != NULL) {
-        if (fread(buf, 1, (size_t)n, f) == (size_t)n)
-            buf[n] = '\0';
-        else
-            free(buf), buf = NULL;
-    }
-    if (f)
-        fclose(f);
-    return buf;
-}
 
 static double num(const pc_json_t *o, const char *key, double dflt)
 {
@@ -163,7 +147,7 @@ static int read_tune(tune_set_t *s, const pc_json_t *root, int src, char *err, s
 
 int tune_read_file(tune_set_t *s, const char *path, char *err, size_t errlen)
 {
-    char *text = tune_slurp(path), why[200];
+    char *text = pc_file_read(path), why[200];
     if (!text) {
         snprintf(err, errlen, "%s: cannot be read", path);
         return -1;

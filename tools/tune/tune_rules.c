@@ -114,6 +114,17 @@ static void put_rule(FILE *f, int *nrules, const tune_obs_t *g, const char *algo
     ++*nrules;
 }
 
+void tune_write_prov(FILE *f, const tune_prov_t *p, const char *sep)
+{
+    const char *key[] = {"command", "mpi", "host", "date"};
+    const char *val[] = {p->command, p->mpi, p->host, p->date};
+    for (int i = 0; i < 4; i++) {
+        fprintf(f, "%s\"%s\": ", i ? sep : "", key[i]);
+        tune_jstr(f, val[i]);
+    }
+    fprintf(f, "%s\"margin\": %g", sep, p->margin);
+}
+
 void tune_jstr(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -144,16 +155,10 @@ int tune_write_rules(FILE *f, const tune_set_t *s, const tune_prov_t *p)
           "collective on a communicator of this many ranks, nodes and ranks per node runs "
           "pacoll's algorithm only at the sizes where it beat every native measurement of that "
           "shape by the margin (in every arrival pattern and mode measured); every other call "
-          "goes to the MPI library.\",\n  \"version\": 1,\n  \"provenance\": {\"command\": ",
+          "goes to the MPI library.\",\n  \"version\": 1,\n  \"provenance\": {",
           f);
-    tune_jstr(f, p->command);
-    fputs(", \"mpi\": ", f);
-    tune_jstr(f, p->mpi);
-    fputs(", \"host\": ", f);
-    tune_jstr(f, p->host);
-    fputs(", \"date\": ", f);
-    tune_jstr(f, p->date);
-    fprintf(f, ", \"margin\": %g, \"sources\": [", p->margin);
+    tune_write_prov(f, p, ", ");
+    fputs(", \"sources\": [", f);
     for (int i = 0; i < s->nsrc; i++) {
         fputs(i ? ", " : "", f);
         tune_jstr(f, s->src[i]);

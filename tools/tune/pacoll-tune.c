@@ -26,6 +26,8 @@ static void usage(FILE *f)
           "  --colls LIST      alltoall,alltoallv,allgather,gather (default: all four)\n"
           "  --sizes MIN:MAX   bytes per block, powers of two (default 8:1M; k, M suffixes)\n"
           "  --repeat R        interleaved repeats, the median is kept (default 5)\n"
+          "  --iters N         at most N calls timed per size and mode (default 200; fewer\n"
+          "                    at large sizes); under SMPI, where times repeat exactly, 5 do\n"
           "  --modes LIST      loop,barrier: back-to-back calls, or a barrier before each (both)\n"
           "  --algos LIST      only these of pacoll's algorithms (default: all that can run)\n"
           "  --margin F        pacoll's algorithm is chosen where native/it >= F everywhere\n"
@@ -81,7 +83,7 @@ typedef struct args {
 static int parse(int argc, char **argv, args_t *a)
 {
     tune_opts_t *o = &a->o;
-    *o = (tune_opts_t){.colls = 15, .min_size = 8, .max_size = 1 << 20, .repeat = 5,
+    *o = (tune_opts_t){.colls = 15, .min_size = 8, .max_size = 1 << 20, .repeat = 5, .iters = 200,
                        .margin = 1.05, .floor = 0.97, .loop = 1, .barrier = 1,
                        .out = "pacoll-rules.json"};
     for (int i = 1; i < argc; i++) {
@@ -131,6 +133,12 @@ static int parse(int argc, char **argv, args_t *a)
             o->repeat = atoi(v), i++;
             if (o->repeat < 1 || o->repeat > 64) {
                 fprintf(stderr, "pacoll-tune: --repeat %s: 1 to 64\n", v);
+                return 2;
+            }
+        } else if (!strcmp(k, "--iters")) {
+            o->iters = atoi(v), i++;
+            if (o->iters < 1 || o->iters > 100000) {
+                fprintf(stderr, "pacoll-tune: --iters %s: 1 to 100000\n", v);
                 return 2;
             }
         } else if (!strcmp(k, "--modes")) {

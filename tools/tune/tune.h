@@ -81,7 +81,7 @@ void tune_write_prov(FILE *f, const tune_prov_t *p, const char *sep);
 typedef struct tune_opts {
     unsigned colls;          /* bit per pacoll_coll_t */
     size_t min_size, max_size;
-    int repeat;
+    int repeat, iters;       /* iters: the most calls timed per (size, mode) */
     double margin, floor;
     int loop, barrier;       /* modes measured */
     const char *algos;       /* comma list, NULL: every algorithm that can run */

@@ -129,7 +129,8 @@ int tune_measure(MPI_Comm comm, const tune_opts_t *o, tune_set_t *s, char (*ran)
             for (int p = 0; p < P; p++)
                 b.counts[p] = (int)m, b.displs[p] = (int)(m * (size_t)p);
             int iters = (int)(8e6 / ((double)m * P + 1e3));
-            iters = iters < 5 ? 5 : iters > 200 ? 200 : iters;
+            iters = iters < 5 ? 5 : iters;
+            iters = iters > o->iters ? o->iters : iters;
             for (int loop = 1; loop >= 0 && rc == MPI_SUCCESS; loop--) {
                 if (!(loop ? o->loop : o->barrier))
                     continue;

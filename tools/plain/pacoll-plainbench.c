@@ -1,0 +1,632 @@
+/*
+ * pacoll-plainbench: a plain MPI benchmark of MPI_Alltoall, MPI_Alltoallv
+ * (uniform counts), MPI_Allgather and MPI_Gather (root 0), MPI_BYTE.
+ *
+ * It includes mpi.h and the C library only and links only MPI: it knows
+ * nothing of pacoll, so the same binary measures the MPI library alone and,
+ * run with LD_PRELOAD=libpacoll_preload.so, what a program gets from pacoll
+ * by default (tools/plain/preload-vs-native runs both; docs/AUTO.md).
+ *
+ *   mpirun -np 2 pacoll-plainbench [--colls LIST] [--modes loop,barrier]
+ *          [--sizes LIST] [--iters N] [--blocks B] [--warmup N] [--budget BYTES]
+ *          [--check] [--json FILE]
+ *   mpirun -np 1 pacoll-plainbench --percall [--calls N] [--samples S] [--json FILE]
+ *
+ * Times (rank 0 prints one line per collective, mode and size):
+ *   loop     W warm-up calls, then B blocks of MPI_Barrier + N back-to-back
+ *            calls; a block's time per call is the largest over the ranks of
+ *            (the rank's block time / N); the result is the median over the
+ *            B blocks (one preempted block does not decide it).
+ *   barrier  W warm-up iterations, then N iterations of MPI_Barrier + one
+ *            call; a rank's time of an iteration runs from its exit from the
+ *            barrier to its exit from the call; per iteration the largest over
+ *            the ranks is kept; the result is the interquartile mean over the
+ *            iterations (the mean of the middle half: as robust as the median
+ *            to outliers, and it resolves below the clock's step).
+ *   percall  ns per call at 0 and 8 bytes in loop mode: S samples of N calls
+ *            (each after a barrier, largest over ranks), the fastest sample.
+ * N = min(--iters, max(MIN_ITERS, --budget / size)); W = max(1, N / 10).
+ * Clock: clock_gettime(CLOCK_MONOTONIC), one origin for all processes of a
+ * host (Open MPI's MPI_Wtime counts from each process' first call); on the
+ * development VM both move in steps of about 10 ns, 4 % of a 0.25 us call,
+ * hence the interquartile mean in barrier mode.
+ *
+ * --check: every send byte is a hash of (source, destination, offset), never
+ * 0; before every call (warm-up and timed) the receive buffer is cleared,
+ * after it the received bytes and the unchanged send buffer are verified.
+ * Each rank reports its first wrong byte on stderr; the exit status is 1.  The
+ * times then include the checks and mean nothing.
+ */
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
+#include <mpi.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DEFAULT_ITERS 1000
+#define DEFAULT_BLOCKS 5
+#define DEFAULT_BUDGET (64L << 20) /* calls x bytes per block */
+#define MIN_ITERS 20
+#define MAX_SIZES 64
+#define NCOLL 4
+
+enum { A2A, A2AV, AG, GATHER };
+static const char *const coll_names[NCOLL] = {"alltoall", "alltoallv", "allgather", "gather"};
+enum { LOOP, BARRIER };
+static const char *const mode_names[2] = {"loop", "barrier"};
+
+typedef struct {
+    int colls[NCOLL], ncolls;
+    int modes[2], nmodes;
+    long sizes[MAX_SIZES];
+    int nsizes;
+    long iters, blocks, warmup, budget; /* warmup < 0: iters / 10 */
+    int check, percall;
+    long calls, samples;
+    const char *json;
+} opts_t;
+
+typedef struct {
+    int coll, mode;
+    long bytes, iters, warmup;
+    double us;
+} result_t;
+
+typedef struct {
+    int rank, nranks;
+    char *sb, *rb;
+    int *counts, *displs;
+    long errors; /* wrong bytes seen by this rank */
+} ctx_t;
+
+/* ---------------------------------------------------------------- options */
+
+static int fail(int rank, const char *fmt, const char *arg)
+{
+    if (rank == 0) {
+        fprintf(stderr, "pacoll-plainbench: ");
+        fprintf(stderr, fmt, arg);
+        fprintf(stderr, " (--help lists the options)\n");
+    }
+    return 2;
+}
+
+/* bytes with an optional k/K, m/M, g/G (2^10, 2^20, 2^30) suffix and a trailing B */
+static int parse_bytes(const char *s, long *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned long long mul = 1;
+    if (*end == 'k' || *end == 'K')
+        mul = 1ull << 10, end++;
+    else if (*end == 'm' || *end == 'M')
+        mul = 1ull << 20, end++;
+    else if (*end == 'g' || *end == 'G')
+        mul = 1ull << 30, end++;
+    if (*end == 'B')
+        end++;
+    if (*end || v > (unsigned long long)LONG_MAX / mul)
+        return -1;
+    *out = (long)(v * mul);
+    return 0;
+}
+
+static int parse_names(const char *val, const char *const *names, int n, int *out, int *nout)
+{
+    char buf[256];
+    if (strlen(val) >= sizeof buf)
+        return -1;
+    strcpy(buf, val);
+    *nout = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int k = 0;
+        while (k < n && strcmp(t, names[k]))
+            k++;
+        if (k == n || *nout == n)
+            return -1;
+        for (int j = 0; j < *nout; j++)
+            if (out[j] == k)
+                return -1;
+        out[(*nout)++] = k;
+    }
+    return *nout ? 0 : -1;
+}
+
+/* "0,8:1M": single sizes and MIN:MAX ranges (MIN, 2 MIN, ... MAX; 0 is followed by 1) */
+static int parse_sizes(const char *val, opts_t *o)
+{
+    char buf[256];
+    if (strlen(val) >= sizeof buf)
+        return -1;
+    strcpy(buf, val);
+    o->nsizes = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        long lo, hi;
+        char *colon = strchr(t, ':');
+        if (colon) {
+            *colon = '\0';
+            if (parse_bytes(t, &lo) || parse_bytes(colon + 1, &hi) || hi < lo)
+                return -1;
+        } else if (parse_bytes(t, &lo)) {
+            return -1;
+        } else {
+            hi = lo;
+        }
+        for (long m = lo; m <= hi; m = m ? 2 * m : 1) {
+            if (o->nsizes == MAX_SIZES)
+                return -1;
+            o->sizes[o->nsizes++] = m;
+        }
+    }
+    return o->nsizes ? 0 : -1;
+}
+
+static void usage(void)
+{
+    puts("usage: mpirun -np P pacoll-plainbench [options]\n"
+         "       mpirun -np P pacoll-plainbench --percall [--calls N] [--samples S]\n"
+         "\n"
+         "A plain MPI benchmark (no pacoll in it) of MPI_Alltoall, MPI_Alltoallv\n"
+         "(uniform counts), MPI_Allgather and MPI_Gather (root 0) with MPI_BYTE.\n"
+         "\n"
+         "  --colls LIST    collectives (default alltoall,alltoallv,allgather,gather)\n"
+         "  --modes LIST    loop: blocks of N back-to-back calls after one barrier, time\n"
+         "                  per call = block time / N, largest over ranks, median over\n"
+         "                  blocks; barrier: a barrier before every call, per iteration\n"
+         "                  the largest time over ranks, mean of the middle half of\n"
+         "                  the iterations (interquartile mean)\n"
+         "                  (default loop,barrier)\n"
+         "  --sizes LIST    bytes per block: values and MIN:MAX ranges of powers of two,\n"
+         "                  suffixes k, M, G (default 0,8:1M)\n"
+         "  --iters N       calls per block (loop) or iterations (barrier), at most\n"
+         "                  (default 1000)\n"
+         "  --blocks B      loop: blocks per point, the median is reported (default 5)\n"
+         "  --budget BYTES  fewer at large sizes: N = max(20, BYTES / size) (default 64M;\n"
+         "                  0 = always --iters)\n"
+         "  --warmup N      untimed calls before each block (default N / 10, at least 1)\n"
+         "  --check         verify every received byte and the send buffer; exit 1 on a\n"
+         "                  mismatch (times then include the checks)\n"
+         "  --percall       ns per call at 0 and 8 bytes, loop mode, the fastest of\n"
+         "                  --samples (5) samples of --calls (200000) calls\n"
+         "  --json FILE     also write the results as JSON (rank 0)");
+}
+
+static int parse_opts(int argc, char **argv, int rank, opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    for (int k = 0; k < NCOLL; k++)
+        o->colls[k] = k;
+    o->ncolls = NCOLL;
+    o->modes[0] = LOOP, o->modes[1] = BARRIER, o->nmodes = 2;
+    parse_sizes("0,8:1M", o);
+    o->iters = DEFAULT_ITERS, o->blocks = DEFAULT_BLOCKS, o->warmup = -1;
+    o->budget = DEFAULT_BUDGET;
+    o->calls = 200000, o->samples = 5;
+    for (int i = 1; i < argc; i++) {
+        char name[64];
+        const char *a = argv[i], *val = NULL, *eq = strchr(a, '=');
+        if (strncmp(a, "--", 2) || strlen(a) >= sizeof name)
+            return fail(rank, "unexpected argument '%s'", a);
+        if (eq) {
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = '\0';
+            val = eq + 1;
+        } else {
+            strcpy(name, a);
+        }
+        if (!strcmp(name, "--help")) {
+            if (rank == 0)
+                usage();
+            return 1;
+        }
+        if (!strcmp(name, "--check") || !strcmp(name, "--percall")) {
+            if (val)
+                return fail(rank, "%s takes no value", name);
+            if (!strcmp(name, "--check"))
+                o->check = 1;
+            else
+                o->percall = 1;
+            continue;
+        }
+        static const char *const valued[] = {"--colls", "--modes",  "--sizes", "--json",
+                                             "--budget", "--iters", "--warmup", "--calls",
+                                             "--samples", "--blocks"};
+        int known = 0;
+        for (size_t k = 0; k < sizeof valued / sizeof *valued; k++)
+            known |= !strcmp(name, valued[k]);
+        if (!known)
+            return fail(rank, "unknown option '%s'", name);
+        if (!val) {
+            if (i + 1 >= argc)
+                return fail(rank, "%s needs a value", name);
+            val = argv[++i];
+        }
+        long v = 0;
+        if (!strcmp(name, "--colls")) {
+            if (parse_names(val, coll_names, NCOLL, o->colls, &o->ncolls))
+                return fail(rank, "--colls '%s': expected names of alltoall, alltoallv, "
+                                  "allgather, gather, comma separated, each once", val);
+        } else if (!strcmp(name, "--modes")) {
+            if (parse_names(val, mode_names, 2, o->modes, &o->nmodes))
+                return fail(rank, "--modes '%s': expected loop, barrier or both", val);
+        } else if (!strcmp(name, "--sizes")) {
+            if (parse_sizes(val, o))
+                return fail(rank, "--sizes '%s': expected sizes and MIN:MAX ranges in bytes, "
+                                  "comma separated (at most 64 sizes)", val);
+        } else if (!strcmp(name, "--json")) {
+            o->json = val;
+        } else if (!strcmp(name, "--budget")) {
+            if (parse_bytes(val, &o->budget))
+                return fail(rank, "--budget '%s': expected bytes", val);
+        } else { /* --iters, --blocks, --warmup, --calls, --samples */
+            int positive = strcmp(name, "--warmup") != 0;
+            if (parse_bytes(val, &v) || v > INT_MAX || (positive && v < 1))
+                return fail(rank, "bad count '%s'", val);
+            if (!strcmp(name, "--iters"))
+                o->iters = v;
+            else if (!strcmp(name, "--blocks"))
+                o->blocks = v;
+            else if (!strcmp(name, "--warmup"))
+                o->warmup = v;
+            else if (!strcmp(name, "--calls"))
+                o->calls = v;
+            else
+                o->samples = v;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ data, check */
+
+/* the byte source s sends to destination d at offset k (d = P: to everyone) */
+static unsigned char pattern(int s, int d, long k)
+{
+    uint32_t h = (uint32_t)s * 0x9E3779B1u ^ (uint32_t)d * 0x85EBCA77u ^
+                 (uint32_t)k * 0xC2B2AE3Du ^ (uint32_t)((uint64_t)k >> 32);
+    h ^= h >> 15;
+    h *= 0x2C1B3C6Du;
+    h ^= h >> 12;
+    return (unsigned char)(1 + h % 255);
+}
+
+static int per_peer(int coll)
+{
+    return coll == A2A || coll == A2AV; /* a block for each peer, else one for all */
+}
+
+static void fill_send(ctx_t *c, int coll, long m)
+{
+    int P = c->nranks;
+    if (per_peer(coll)) {
+        for (int d = 0; d < P; d++)
+            for (long k = 0; k < m; k++)
+                c->sb[(long)d * m + k] = (char)pattern(c->rank, d, k);
+    } else {
+        for (long k = 0; k < m; k++)
+            c->sb[k] = (char)pattern(c->rank, P, k);
+    }
+}
+
+static void verify(ctx_t *c, int coll, const char *mode, long m, long it)
+{
+    int P = c->nranks, dest = per_peer(coll) ? c->rank : P;
+    long bad = 0;
+    char first[200] = "";
+    int receives = coll != GATHER || c->rank == 0;
+    for (int s = 0; receives && s < P; s++)
+        for (long k = 0; k < m; k++) {
+            unsigned char got = (unsigned char)c->rb[(long)s * m + k], want = pattern(s, dest, k);
+            if (got != want && !bad++)
+                snprintf(first, sizeof first, "byte %ld from rank %d: got %u, expected %u", k, s,
+                         got, want);
+        }
+    long sent = per_peer(coll) ? (long)P * m : m;
+    for (long k = 0; k < sent; k++) {
+        int d = per_peer(coll) ? (int)(k / m) : P;
+        unsigned char want = pattern(c->rank, d, per_peer(coll) ? k % m : k);
+        if ((unsigned char)c->sb[k] != want && !bad++)
+            snprintf(first, sizeof first, "send buffer modified at byte %ld", k);
+    }
+    if (bad && !c->errors)
+        fprintf(stderr,
+                "pacoll-plainbench: CHECK FAILED rank %d: %s %s %ld B, %s %ld: %s (%ld wrong "
+                "bytes)\n",
+                c->rank, coll_names[coll], mode, m, it < 0 ? "warm-up, call" : "timed call",
+                it < 0 ? -it - 1 : it, first, bad);
+    c->errors += bad;
+}
+
+/* ---------------------------------------------------------------- the calls */
+
+static void call(ctx_t *c, int coll, long m)
+{
+    int n = (int)m;
+    switch (coll) {
+    case A2A:
+        MPI_Alltoall(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, MPI_COMM_WORLD);
+        break;
+    case A2AV:
+        MPI_Alltoallv(c->sb, c->counts, c->displs, MPI_BYTE, c->rb, c->counts, c->displs,
+                      MPI_BYTE, MPI_COMM_WORLD);
+        break;
+    case AG:
+        MPI_Allgather(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, MPI_COMM_WORLD);
+        break;
+    default:
+        MPI_Gather(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, 0, MPI_COMM_WORLD);
+        break;
+    }
+}
+
+/* one call, or with --check: clear, call, verify (it < 0: warm-up call -it - 1) */
+static void one(ctx_t *c, const opts_t *o, int coll, int mode, long m, long it)
+{
+    if (!o->check) {
+        call(c, coll, m);
+        return;
+    }
+    memset(c->rb, 0, (size_t)c->nranks * (size_t)m);
+    call(c, coll, m);
+    verify(c, coll, mode_names[mode], m, it);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, long n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* the mean of the middle half of v (sorted in place) */
+static double iq_mean(double *v, long n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    long lo = n / 4, hi = n - n / 4;
+    double sum = 0;
+    for (long i = lo; i < hi; i++)
+        sum += v[i];
+    return sum / (double)(hi - lo);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* one point; returns the time per call in seconds (meaningful on rank 0);
+ * t holds 2 max(iters, blocks) doubles */
+static double block(ctx_t *c, const opts_t *o, int coll, int mode, long m, long iters,
+                    long warmup, double *t)
+{
+    for (int p = 0; p < c->nranks; p++)
+        c->counts[p] = (int)m, c->displs[p] = (int)((long)p * m);
+    if (o->check)
+        fill_send(c, coll, m);
+    double res = 0;
+    if (mode == LOOP) {
+        for (long i = 0; i < warmup; i++)
+            one(c, o, coll, mode, m, -i - 1);
+        for (long b = 0; b < o->blocks; b++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = now();
+            for (long i = 0; i < iters; i++)
+                one(c, o, coll, mode, m, b * iters + i);
+            double mine = (now() - t0) / (double)iters;
+            MPI_Reduce(&mine, &t[b], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        }
+        if (c->rank == 0)
+            res = median(t, o->blocks);
+    } else {
+        for (long i = 0; i < warmup; i++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            one(c, o, coll, mode, m, -i - 1);
+        }
+        for (long i = 0; i < iters; i++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = now();
+            one(c, o, coll, mode, m, i);
+            t[i] = now() - t0;
+        }
+        double *mx = t + iters; /* the max over ranks, on rank 0 */
+        MPI_Reduce(t, mx, (int)iters, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        if (c->rank == 0)
+            res = iq_mean(mx, iters);
+    }
+    return res;
+}
+
+/* ---------------------------------------------------------------- output */
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", (unsigned char)*s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static int write_json(const opts_t *o, int nranks, const char *lib, const result_t *r, int nr,
+                      const double *pc_ns, long errors)
+{
+    FILE *f = fopen(o->json, "w");
+    if (!f) {
+        perror(o->json);
+        return 1;
+    }
+    const char *pre = getenv("LD_PRELOAD");
+    fprintf(f, "{\n  \"schema\": \"pacoll-plainbench/1\",\n  \"ranks\": %d,\n  \"mpi_library\": ",
+            nranks);
+    json_str(f, lib);
+    fputs(",\n  \"ld_preload\": ", f);
+    json_str(f, pre ? pre : "");
+    fprintf(f, ",\n  \"settings\": {\"iters\": %ld, \"blocks\": %ld, \"budget\": %ld, "
+               "\"min_iters\": %d, \"check\": %s, \"percall\": %s, \"calls\": %ld, "
+               "\"samples\": %ld},\n",
+            o->iters, o->blocks, o->budget, MIN_ITERS, o->check ? "true" : "false",
+            o->percall ? "true" : "false", o->calls, o->samples);
+    fputs("  \"results\": [", f);
+    for (int i = 0; i < nr; i++)
+        fprintf(f, "%s\n    {\"coll\": \"%s\", \"mode\": \"%s\", \"bytes\": %ld, \"iters\": %ld, "
+                   "\"warmup\": %ld, \"us\": %.6g}",
+                i ? "," : "", coll_names[r[i].coll], mode_names[r[i].mode], r[i].bytes,
+                r[i].iters, r[i].warmup, r[i].us);
+    fputs(nr ? "\n  ],\n  \"percall\": [" : "],\n  \"percall\": [", f);
+    int first = 1;
+    for (int k = 0; pc_ns && k < NCOLL; k++)
+        for (int s = 0; s < 2; s++) {
+            if (pc_ns[2 * k + s] < 0)
+                continue;
+            fprintf(f, "%s\n    {\"coll\": \"%s\", \"bytes\": %d, \"calls\": %ld, \"samples\": %ld, "
+                       "\"ns\": %.6g}",
+                    first ? "" : ",", coll_names[k], 8 * s, o->calls, o->samples, pc_ns[2 * k + s]);
+            first = 0;
+        }
+    fprintf(f, "%s],\n  \"check_errors\": %ld\n}\n", first ? "" : "\n  ", errors);
+    return fclose(f) ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------- main */
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    ctx_t c = {0};
+    MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &c.nranks);
+    opts_t o;
+    int rc = parse_opts(argc, argv, c.rank, &o);
+    if (rc) {
+        MPI_Finalize();
+        return rc == 1 ? 0 : rc;
+    }
+    int P = c.nranks;
+    long maxm = 8;
+    for (int i = 0; !o.percall && i < o.nsizes; i++)
+        if (o.sizes[i] > maxm)
+            maxm = o.sizes[i];
+    if ((long)P * maxm > INT_MAX) {
+        if (c.rank == 0)
+            fprintf(stderr, "pacoll-plainbench: %d ranks x %ld bytes do not fit in an int\n", P,
+                    maxm);
+        MPI_Finalize();
+        return 2;
+    }
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING + 1];
+    int len = 0;
+    MPI_Get_library_version(lib, &len);
+    lib[len] = '\0';
+    lib[strcspn(lib, "\n,")] = '\0';
+
+    size_t bytes = (size_t)P * (size_t)maxm;
+    c.sb = malloc(bytes);
+    c.rb = malloc(bytes);
+    c.counts = malloc(sizeof(int) * (size_t)P);
+    c.displs = malloc(sizeof(int) * (size_t)P);
+    long tn = o.iters > o.blocks ? o.iters : o.blocks;
+    double *t = o.percall ? NULL : malloc(sizeof(double) * 2 * (size_t)tn);
+    result_t *res = malloc(sizeof(result_t) * (size_t)(NCOLL * 2 * MAX_SIZES));
+    if (!c.sb || !c.rb || !c.counts || !c.displs || (!o.percall && !t) || !res) {
+        fprintf(stderr, "pacoll-plainbench: rank %d: out of memory\n", c.rank);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    memset(c.sb, 1, bytes); /* touch every page before any timing */
+    memset(c.rb, 0, bytes);
+
+    const char *pre = getenv("LD_PRELOAD");
+    if (c.rank == 0)
+        printf("# pacoll-plainbench: %d ranks, %s, LD_PRELOAD=%s%s\n", P, lib,
+               pre && *pre ? pre : "(none)", o.check ? "; --check: times include the checks" : "");
+
+    int nr = 0;
+    double pc_ns[2 * NCOLL];
+    if (o.percall) {
+        if (c.rank == 0)
+            printf("# percall: ns per call, loop mode, fastest of %ld samples of %ld calls "
+                   "(largest over ranks)\n# %-10s %5s %10s\n",
+                   o.samples, o.calls, "coll", "bytes", "ns");
+        for (int k = 0; k < 2 * NCOLL; k++)
+            pc_ns[k] = -1;
+        for (int ci = 0; ci < o.ncolls; ci++) {
+            int coll = o.colls[ci];
+            for (long m = 0; m <= 8; m += 8) {
+                for (int p = 0; p < P; p++)
+                    c.counts[p] = (int)m, c.displs[p] = (int)((long)p * m);
+                for (long i = 0; i < o.calls / 10 + 1; i++)
+                    call(&c, coll, m);
+                double best = 1e30;
+                for (long s = 0; s < o.samples; s++) {
+                    MPI_Barrier(MPI_COMM_WORLD);
+                    double t0 = now();
+                    for (long i = 0; i < o.calls; i++)
+                        call(&c, coll, m);
+                    double mine = (now() - t0) / (double)o.calls * 1e9, mx = 0;
+                    MPI_Reduce(&mine, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+                    if (mx < best)
+                        best = mx;
+                }
+                pc_ns[2 * coll + m / 8] = best;
+                if (c.rank == 0)
+                    printf("percall  %-10s %5ld %10.1f\n", coll_names[coll], m, best);
+            }
+        }
+    } else {
+        if (c.rank == 0)
+            printf("# loop: %ld blocks of barrier + N back-to-back calls; block time / N, largest "
+                   "over ranks, median over blocks\n# barrier: N x (barrier + 1 call), largest "
+                   "over ranks, interquartile mean over iterations\n# %-10s %-8s %8s %6s %12s\n",
+                   o.blocks, "coll", "mode", "bytes", "N", "us");
+        for (int ci = 0; ci < o.ncolls; ci++)
+            for (int mi = 0; mi < o.nmodes; mi++)
+                for (int si = 0; si < o.nsizes; si++) {
+                    int coll = o.colls[ci], mode = o.modes[mi];
+                    long m = o.sizes[si], iters = o.iters;
+                    if (o.budget > 0 && m > 0 && iters > o.budget / m)
+                        iters = o.budget / m > MIN_ITERS ? o.budget / m : MIN_ITERS;
+                    if (iters > o.iters)
+                        iters = o.iters;
+                    long warmup = o.warmup >= 0 ? o.warmup : (iters / 10 > 1 ? iters / 10 : 1);
+                    double s = block(&c, &o, coll, mode, m, iters, warmup, t);
+                    res[nr++] = (result_t){coll, mode, m, iters, warmup, s * 1e6};
+                    if (c.rank == 0) {
+                        printf("%-12s %-8s %8ld %6ld %12.3f\n", coll_names[coll],
+                               mode_names[mode], m, iters, s * 1e6);
+                        fflush(stdout);
+                    }
+                }
+    }
+
+    long errors = 0;
+    MPI_Allreduce(&c.errors, &errors, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (c.rank == 0 && o.check) {
+        if (errors)
+            printf("check: FAILED, %ld wrong bytes\n", errors);
+        else
+            printf("check: all results correct\n");
+    }
+    int status = errors ? 1 : 0;
+    if (c.rank == 0 && o.json &&
+        write_json(&o, P, lib, res, nr, o.percall ? pc_ns : NULL, errors))
+        status = 1;
+    free(c.sb), free(c.rb), free(c.counts), free(c.displs), free(t), free(res);
+    MPI_Finalize();
+    return status;
+}

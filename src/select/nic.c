@@ -103,3 +103,19 @@ int pc_nic_measure(pacoll_team_t *t)
         kind = PC_NIC_NONE; /* every rank saw the same failed collective */
     return kind;
 }
+
+static const char *const nic_names[] = {[PC_NIC_ONLOAD] = "onload", [PC_NIC_OFFLOAD] = "offload",
+                                        [PC_NIC_NONE] = "none"};
+
+const char *pc_nic_name(int kind)
+{
+    return kind >= PC_NIC_ONLOAD && kind <= PC_NIC_NONE ? nic_names[kind] : NULL;
+}
+
+int pc_nic_kind(const char *name)
+{
+    for (int k = PC_NIC_ONLOAD; k <= PC_NIC_NONE && name; k++)
+        if (!strcmp(name, nic_names[k]))
+            return k;
+    return -1;
+}

@@ -7,5 +7,9 @@
 /* PACOLL_NIC, or on auto a measurement (collective over the team, every
  * rank at the same call).  enum pc_nic (core/config.h): never AUTO. */
 int pc_nic_measure(pacoll_team_t *t);
+/* A kind's name in rules and measurement files ("onload", "offload",
+ * "none"; NULL for -1 or AUTO), and back (-1 for any other name). */
+const char *pc_nic_name(int kind);
+int pc_nic_kind(const char *name);
 
 #endif

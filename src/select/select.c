@@ -24,9 +24,6 @@ struct pc_rules {
     char origin[256]; /* "(built in)" or the file */
 };
 
-static const char *const nic_names[] = {[PC_NIC_ONLOAD] = "onload", [PC_NIC_OFFLOAD] = "offload",
-                                        [PC_NIC_NONE] = "none"};
-
 static double num_or(const pc_json_t *o, const char *key, double dflt)
 {
     const pc_json_t *v = pc_json_get(o, key);
@@ -81,9 +78,7 @@ static int parse_rule(const pc_json_t *o, pc_rule_t *r, char *err, size_t errlen
     const pc_json_t *nic = pc_json_get(o, "nic");
     r->nic = -1;
     if (nic) {
-        for (int k = PC_NIC_ONLOAD; k <= PC_NIC_NONE && nic->type == PC_JSTR; k++)
-            if (!strcmp(nic->str, nic_names[k]))
-                r->nic = k;
+        r->nic = pc_nic_kind(nic->type == PC_JSTR ? nic->str : NULL);
         if (r->nic < 0) {
             snprintf(err, errlen, "\"nic\" must be \"onload\", \"offload\" or \"none\"");
             return -1;
@@ -279,6 +274,19 @@ int pc_model_pick(const pc_shape_t *s, int ports, pacoll_coll_t coll, size_t m)
     return best;
 }
 
+int pc_rules_choose(const pc_rules_t *rs, int coll, const pc_shape_t *s, double m, int ports,
+                    int *pick)
+{
+    int i = pc_rules_pick(rs, coll, s, m);
+    if (pick)
+        *pick = i;
+    if (i < 0)
+        return pc_registry_native((pacoll_coll_t)coll);
+    int algo = rs->rule[i].algo;
+    return algo == PC_ALGO_MODEL ? pc_model_pick(s, ports, (pacoll_coll_t)coll, m > 0 ? (size_t)m : 0)
+                                 : algo;
+}
+
 int pc_select_why(pacoll_team_t *t, pacoll_coll_t coll, size_t m, pc_agree_bytes_fn agree,
                   const void *call, char *why, size_t len)
 {
@@ -296,24 +304,19 @@ int pc_select_why(pacoll_team_t *t, pacoll_coll_t coll, size_t m, pc_agree_bytes
     int i, idx;
     /* Each answer asks for at most one more input; every rank asks at the
      * same rule, so the collective measurements line up. */
-    while ((i = pc_rules_pick(rs, coll, &s, mm)) == PC_PICK_NEED_NIC ||
-           i == PC_PICK_NEED_BYTES) {
+    while ((idx = pc_rules_choose(rs, coll, &s, mm, t->cfg.chan.ports, &i)),
+           i == PC_PICK_NEED_NIC || i == PC_PICK_NEED_BYTES) {
         if (i == PC_PICK_NEED_NIC)
             s.nic = t->nic = pc_nic_measure(t);
         else
             mm = (double)(m = agree(t, call));
     }
-    if (i == PC_PICK_NONE) {
-        if (why)
-            snprintf(why, len, "no rule matched: the MPI library (rules %s)", rs->origin);
-        idx = pc_registry_native(coll);
-    } else {
-        const pc_rule_t *r = &rs->rule[i];
-        if (why)
-            snprintf(why, len, "rule %d, line %d of the selection rules %s%s", r->index, r->line,
-                     rs->origin, r->algo == PC_ALGO_MODEL ? ": the cost models" : "");
-        idx = r->algo == PC_ALGO_MODEL ? pc_model_pick(&s, t->cfg.chan.ports, coll, m) : r->algo;
-    }
+    if (why && i == PC_PICK_NONE)
+        snprintf(why, len, "no rule matched: the MPI library (rules %s)", rs->origin);
+    else if (why)
+        snprintf(why, len, "rule %d, line %d of the selection rules %s%s", rs->rule[i].index,
+                 rs->rule[i].line, rs->origin,
+                 rs->rule[i].algo == PC_ALGO_MODEL ? ": the cost models" : "");
     t->pick[coll].m = m, t->pick[coll].idx = idx, t->pick[coll].any_m = agree && mm < 0;
     return idx;
 }

@@ -53,6 +53,11 @@ int pc_rules_pick(const pc_rules_t *rs, int coll, const pc_shape_t *s, double m)
 void pc_rules_rule(const pc_rules_t *rs, int i, int *algo, int *number, int *line);
 /* The cost models' choice among pacoll's algorithms that can run on s. */
 int pc_model_pick(const pc_shape_t *s, int ports, pacoll_coll_t coll, size_t m);
+/* The registry index the rules give a call: pc_rules_pick's rule (in
+ * *pick, if not NULL), its algorithm with "model" resolved for ports, and
+ * native when no rule matches or one asks for what s or m does not say. */
+int pc_rules_choose(const pc_rules_t *rs, int coll, const pc_shape_t *s, double m, int ports,
+                    int *pick);
 
 /* Loads the team's rules (once; the api does it at the team's first call,
  * so that a bad rules file fails that call; pc_select on a sub-team does it

@@ -21,28 +21,13 @@
 #include "base/internal.h"
 #include "core/config.h"
 #include "select/json.h"
+#include "select/nic.h"
 #include "select/select.h"
+#include "../tune/tune.h"
 
 #ifndef PACOLL_INFO_BUILD
 #define PACOLL_INFO_BUILD "(unknown)"
 #endif
-
-static size_t size_arg(const char *s)
-{
-    char *end;
-    double v = strtod(s, &end);
-    v *= *end == 'k' || *end == 'K' ? 1024 : *end == 'm' || *end == 'M' ? 1048576 : 1;
-    return (size_t)v;
-}
-
-static int listed(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0))
-        if (strcspn(p, ",") == n && !strncmp(p, name, n))
-            return 1;
-    return 0;
-}
 
 static void usage(FILE *f)
 {
@@ -102,10 +87,9 @@ int main(int argc, char **argv)
             colls = v;
         else if (!strcmp(k, "--sizes")) {
             const char *c = strchr(v, ':');
-            lo = size_arg(v), hi = c ? size_arg(c + 1) : lo;
+            lo = tune_size_arg(v), hi = c ? tune_size_arg(c + 1) : lo;
         } else if (!strcmp(k, "--nic")) {
-            s.nic = !strcmp(v, "onload") ? PC_NIC_ONLOAD : !strcmp(v, "offload") ? PC_NIC_OFFLOAD
-                    : !strcmp(v, "none") ? PC_NIC_NONE : -1;
+            s.nic = pc_nic_kind(v);
             if (s.nic < 0) {
                 fprintf(stderr, "pacoll-info: --nic %s: onload, offload or none\n", v);
                 return 2;
@@ -163,22 +147,20 @@ int main(int argc, char **argv)
         return 0;
     }
     printf("\nautomatic choice on %d ranks, %d node(s), at most %d per node, NIC %s:\n", s.ranks,
-           s.nodes, s.ppn, s.nic == PC_NIC_ONLOAD ? "onload" : s.nic == PC_NIC_OFFLOAD ? "offload" : "none");
+           s.nodes, s.ppn, pc_nic_name(s.nic));
     for (int c = 0; c < PACOLL_NCOLL; c++) {
         const char *name = pacoll_coll_name((pacoll_coll_t)c);
-        if (colls && !listed(colls, name))
+        if (colls && !tune_listed(colls, name))
             continue;
         /* sizes with the same answer are one line */
         size_t from = lo, prev_m = lo;
         int prev = -100, prev_rule = -100;
         char prev_line[200] = "";
         for (size_t m = lo;; m = m ? 2 * m : 1) {
-            int last = m > hi, i = last ? -100 : pc_rules_pick(rs, c, &s, (double)m), algo = -1,
-                num = 0, line = 0;
+            int last = m > hi, i = -100, rule_algo, num = 0, line = 0;
+            int algo = last ? -100 : pc_rules_choose(rs, c, &s, (double)m, 4, &i);
             if (!last && i >= 0)
-                pc_rules_rule(rs, i, &algo, &num, &line);
-            if (algo == PC_ALGO_MODEL)
-                algo = pc_model_pick(&s, 4, (pacoll_coll_t)c, m);
+                pc_rules_rule(rs, i, &rule_algo, &num, &line);
             if (last || algo != prev || i != prev_rule) {
                 if (prev != -100)
                     printf("  %-9s %9zu - %-9zu B  %s\n", name, from, prev_m, prev_line);

@@ -8,6 +8,7 @@
  *                    sim/run) and pacoll-tune/1 (this tool's --save)
  *   tune_rules.c     measurements -> rules, the rules file, and the replay
  *                    of rules over measurements
+ *   tune_args.c      command-line pieces, shared with pacoll-info
  *
  * No mutable global state: under SMPI every rank is a thread of one process.
  */
@@ -76,6 +77,12 @@ void tune_jstr(FILE *f, const char *s);
 void tune_write_prov(FILE *f, const tune_prov_t *p, const char *sep);
 
 #endif
+
+/* ---- tune_args.c ---- */
+/* "64", "8k", "1M" in bytes. */
+size_t tune_size_arg(const char *s);
+/* True if name is one of the comma-separated list's items. */
+int tune_listed(const char *list, const char *name);
 
 /* ---- the live sweep (tune_measure.c) ---- */
 typedef struct tune_opts {

@@ -80,15 +80,6 @@ static int dcmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int listed(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0))
-        if (strcspn(p, ",") == n && !strncmp(p, name, n))
-            return 1;
-    return 0;
-}
-
 int tune_measure(MPI_Comm comm, const tune_opts_t *o, tune_set_t *s, char (*ran)[TUNE_NAME],
                  int nran)
 {
@@ -122,7 +113,7 @@ int tune_measure(MPI_Comm comm, const tune_opts_t *o, tune_set_t *s, char (*ran)
             const pacoll_algo_t *a = pc_registry_get(i);
             const char *why;
             if ((int)a->coll == coll && a->run && pc_algo_can_run(t, a, &why) &&
-                (!o->algos || listed(o->algos, a->name)))
+                (!o->algos || tune_listed(o->algos, a->name)))
                 names[na++] = a->name;
         }
         for (size_t m = o->min_size; m <= o->max_size && rc == MPI_SUCCESS; m = m ? 2 * m : 1) {

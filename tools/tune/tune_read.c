@@ -7,6 +7,7 @@
 #include "base/internal.h"
 #include "core/config.h"
 #include "select/json.h"
+#include "select/nic.h"
 #include "tune.h"
 
 tune_obs_t *tune_add(tune_set_t *s)
@@ -57,15 +58,6 @@ static const char *str(const pc_json_t *o, const char *key)
     return v && v->type == PC_JSTR ? v->str : NULL;
 }
 
-static int nic_of(const char *s)
-{
-    return !s ? -1
-           : !strcmp(s, "onload")  ? PC_NIC_ONLOAD
-           : !strcmp(s, "offload") ? PC_NIC_OFFLOAD
-           : !strcmp(s, "none")    ? PC_NIC_NONE
-                                   : -1;
-}
-
 static void put(tune_obs_t *o, const char *name, double us)
 {
     if (o->n < TUNE_MAX_ALGOS && us > 0 && isfinite(us) && strlen(name) < TUNE_NAME) {
@@ -101,7 +93,7 @@ static int read_bench(tune_set_t *s, const pc_json_t *root, int src, char *err, 
         }
         o->coll = coll, o->ranks = ranks, o->nodes = nodes, o->src = src;
         o->ppn = (int)num(root, "ppn", (ranks + nodes - 1) / nodes);
-        o->nic = nic_of(str(root, "nic"));
+        o->nic = pc_nic_kind(str(root, "nic"));
         o->bytes = num(r, "bytes", -1);
         snprintf(o->mode, sizeof o->mode, "%s", mode);
         const pc_json_t *algos = pc_json_get(r, "algos");
@@ -129,7 +121,7 @@ static int read_tune(tune_set_t *s, const pc_json_t *root, int src, char *err, s
         }
         o->coll = pacoll_coll_from_name(str(m, "coll") ? str(m, "coll") : "");
         o->ranks = (int)num(m, "ranks", 0), o->nodes = (int)num(m, "nodes", 0);
-        o->ppn = (int)num(m, "ppn", 0), o->nic = nic_of(str(m, "nic"));
+        o->ppn = (int)num(m, "ppn", 0), o->nic = pc_nic_kind(str(m, "nic"));
         o->bytes = num(m, "bytes", -1), o->src = src, o->margin = margin;
         snprintf(o->mode, sizeof o->mode, "%s", str(m, "mode") ? str(m, "mode") : "");
         const pc_json_t *us = pc_json_get(m, "us");

@@ -6,13 +6,9 @@
 #include "pacoll.h"
 #include "core/config.h"
 #include "select/json.h"
+#include "select/nic.h"
 #include "select/select.h"
 #include "tune.h"
-
-static const char *nic_name(int nic)
-{
-    return nic == PC_NIC_ONLOAD ? "onload" : nic == PC_NIC_OFFLOAD ? "offload" : "none";
-}
 
 static int find(const tune_obs_t *o, const char *name)
 {
@@ -108,7 +104,7 @@ static void put_rule(FILE *f, int *nrules, const tune_obs_t *g, const char *algo
                "\"min_ppn\": %d, \"max_ppn\": %d",
             g->ranks, g->ranks, g->nodes, g->nodes, g->ppn, g->ppn);
     if (g->nic >= 0 && g->nodes > 1)
-        fprintf(f, ", \"nic\": \"%s\"", nic_name(g->nic));
+        fprintf(f, ", \"nic\": \"%s\"", pc_nic_name(g->nic));
     fprintf(f, ", \"comment\": \"native time / %s: %.2f at worst, %.2f geomean, %d pairs\"}",
             algo, mn, gm, pairs);
     ++*nrules;
@@ -239,12 +235,8 @@ int tune_replay(FILE *f, const char *rules_text, const char *origin, const tune_
             continue;
         pc_shape_t sh = {.ranks = o->ranks, .nodes = o->nodes, .ppn = o->ppn, .nic = o->nic,
                          .shm = 1};
-        int i = pc_rules_pick(rs, o->coll, &sh, o->bytes), algo = -1, num, line;
-        if (i >= 0)
-            pc_rules_rule(rs, i, &algo, &num, &line);
-        if (algo == PC_ALGO_MODEL)
-            algo = pc_model_pick(&sh, 4, (pacoll_coll_t)o->coll, (size_t)o->bytes);
-        const char *name = algo >= 0 ? pc_registry_get(algo)->name : "native";
+        const char *name =
+            pc_registry_get(pc_rules_choose(rs, o->coll, &sh, o->bytes, 4, NULL))->name;
         int c = tune_is_native(name) ? -1 : find(o, name);
         total++;
         if (!tune_is_native(name) && c < 0) {

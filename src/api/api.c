@@ -241,7 +241,7 @@ static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
         /* The team's set-up is collective and depends on no argument, so a
          * rank whose arguments fail a check below has set it up with the
          * others before it rejects the call. */
-        if (!(t = pc_team_get(c->comm, &rc)))
+        if (!(t = pc_team_open(c->comm, &rc)))
             return pc_raise(c->comm, rc, 1, "%s: pacoll could not set up the communicator",
                             pacoll_coll_name(c->coll));
     }
@@ -260,6 +260,11 @@ static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
         idx = choose(t, c);
     const pacoll_algo_t *a = pc_registry_get(idx);
     const char *why;
+    /* pacoll runs this call: every rank chose so here (the choice depends
+     * only on the shape and the agreed size), so the channel is made together */
+    if (a->run && !t->ready && (rc = pc_team_ready(t)) != MPI_SUCCESS)
+        return pc_raise(c->comm, rc, 1, "%s: pacoll could not set up its channel on the communicator",
+                        pacoll_coll_name(c->coll));
     if (a->run && !pc_algo_can_run(t, a, &why)) {
         say_once(t, "%s: handed to the MPI library: %s", pacoll_coll_name(c->coll), why);
         idx = pc_registry_native(c->coll), a = pc_registry_get(idx);
@@ -446,7 +451,7 @@ PC_EXPORT int pacoll_comm_set_algorithm(MPI_Comm comm, pacoll_coll_t coll, const
     PMPI_Comm_test_inter(comm, &inter);
     if (inter)
         return pc_raise(comm, MPI_ERR_COMM, 0, "pacoll_comm_set_algorithm: intercommunicator");
-    pacoll_team_t *t = pc_team_get(comm, &rc);
+    pacoll_team_t *t = pc_team_open(comm, &rc);
     if (!t)
         return pc_raise(comm, rc, 1, "pacoll_comm_set_algorithm: could not set up the communicator");
     t->comm_choice[coll] = idx;

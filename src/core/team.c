@@ -189,10 +189,31 @@ static int team_init(pacoll_team_t *t, MPI_Comm comm)
     if (rc != MPI_SUCCESS)
         return rc;
     fill_peers(t);
-    rc = pc_chan_create(&t->chan, &t->peers);
+    /* Waits (the verdict's settling) may run before the channel is made. */
+    t->chan.peers = t->peers;
+    return MPI_SUCCESS;
+}
+
+int pc_team_ready(pacoll_team_t *t)
+{
+    if (t->ready)
+        return MPI_SUCCESS;
+    int rc = pc_chan_create(&t->chan, &t->peers);
     if (rc == MPI_SUCCESS)
         rc = pc_seg_create(&t->seg, &t->peers);
-    return rc;
+    if (rc != MPI_SUCCESS) { /* as if never tried: a later call tries again */
+        pc_seg_free(&t->seg);
+        pc_chan_free(&t->chan);
+        t->chan = (pc_chan_t){.peers = t->peers};
+        t->seg = (pc_seg_t){0};
+        return rc;
+    }
+    t->ready = 1;
+    char tr[16];
+    if (t->cfg.chan.verbose && t->rank == 0)
+        pc_log("team of %d ranks: channel made, transport %s", t->size,
+               pc_chan_describe(&t->chan, tr, sizeof tr));
+    return MPI_SUCCESS;
 }
 
 void *pc_team_ext(const pacoll_team_t *t, const void *key)
@@ -276,7 +297,7 @@ pacoll_team_t *pc_team_find(MPI_Comm comm)
     return t;
 }
 
-pacoll_team_t *pc_team_get(MPI_Comm comm, int *err)
+pacoll_team_t *pc_team_open(MPI_Comm comm, int *err)
 {
     pacoll_team_t *t = NULL;
     int flag = 0, keyval = pc_team_keyval();
@@ -301,9 +322,18 @@ pacoll_team_t *pc_team_get(MPI_Comm comm, int *err)
         return NULL;
     }
     pc_context_add_team(ctx, t);
-    char tr[16];
     if (t->cfg.chan.verbose && t->rank == 0)
-        pc_log("team: %d ranks, %d nodes (largest %d), %d on this host, transport %s", t->size,
-               t->nnodes, t->ppn_max, t->host_size, pc_chan_describe(&t->chan, tr, sizeof tr));
+        pc_log("team: %d ranks, %d nodes (largest %d), %d on this host", t->size, t->nnodes,
+               t->ppn_max, t->host_size);
+    return t;
+}
+
+pacoll_team_t *pc_team_get(MPI_Comm comm, int *err)
+{
+    pacoll_team_t *t = pc_team_open(comm, err);
+    if (t && (*err = pc_team_ready(t)) != MPI_SUCCESS) {
+        pc_log("could not set up pacoll's channel on a communicator (MPI error %d)", *err);
+        return NULL; /* the team stays, without a channel, until its communicator goes */
+    }
     return t;
 }

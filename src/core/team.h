@@ -1,6 +1,6 @@
 /*
  * The team: everything pacoll keeps for one communicator, made on the first
- * collective and cached as an attribute of the user's communicator; its
+ * collective (its channel on the first one pacoll runs) and cached as an attribute of the user's communicator; its
  * delete callback frees it when the communicator is freed, and MPI_Finalize
  * frees the teams still alive (the context keeps the list).
  *
@@ -60,6 +60,7 @@ struct pacoll_team {
     int *host_of;       /* [size] index in host_comm, or -1 if on another host */
 
     pc_peers_t peers;  /* what the channel and the node segment see of the team */
+    int ready;         /* chan and seg are made (pc_team_ready) */
     pc_chan_t chan;    /* the one-sided channel */
     pc_seg_t seg;      /* the node segment for hierarchical algorithms */
     int nic;           /* the NIC's nature (enum pc_nic), -1 until a rule asks (select/nic.c) */
@@ -84,8 +85,17 @@ struct pacoll_team {
     int orphaned; /* MPI is tearing down without pacoll's finalize: free locally */
 };
 
-/* The team of comm, made on first use (collective over comm then).  On
- * failure returns NULL and *err holds an MPI error code. */
+/* The team of comm, made on first use (collective over comm then): its
+ * layout and communicators, not yet its channel and node segment, which
+ * only a call pacoll runs needs.  A communicator whose calls all go to the
+ * MPI library never gets windows or segments.  On failure returns NULL and
+ * *err holds an MPI error code. */
+pacoll_team_t *pc_team_open(MPI_Comm comm, int *err);
+/* Makes the team's channel and node segment if not made yet: collective
+ * over the team, so every rank calls it at the same call (the choice of a
+ * pacoll algorithm is the same everywhere).  An MPI error code. */
+int pc_team_ready(pacoll_team_t *t);
+/* pc_team_open, then pc_team_ready: a team pacoll can run on (sub-teams). */
 pacoll_team_t *pc_team_get(MPI_Comm comm, int *err);
 /* The team of comm if it has one (no MPI communication), else NULL. */
 pacoll_team_t *pc_team_find(MPI_Comm comm);

@@ -225,8 +225,10 @@ void pc_rules_load(pacoll_team_t *t)
 
 void pc_team_shape(const pacoll_team_t *t, pc_shape_t *s)
 {
+    /* before its channel is made, a team counts on the node segment it will
+     * get (a team that cannot make one fails at that call) */
     *s = (pc_shape_t){.ranks = t->size, .nodes = t->nnodes, .ppn = t->ppn_max, .nic = t->nic,
-                      .shm = t->seg.have};
+                      .shm = t->ready ? t->seg.have : 1};
 }
 
 int pc_algo_can_run(const pacoll_team_t *t, const pacoll_algo_t *a, const char **why)

@@ -220,6 +220,26 @@ static int hand_over(const pc_mpi_call_t *c, pacoll_team_t *t, const char *why)
     return run_native(c);
 }
 
+/* The plain way (docs/AUTO.md, per-call cost): a call that went to the MPI
+ * library without being named at its call site goes there again without
+ * dispatch's look-ups, when the team has nothing to profile, report, count
+ * or settle.  t->plain[coll] says when: PC_PLAIN_SAME_M while the rules
+ * gave that size to the MPI library (the pick cache holds it), PC_PLAIN_ANY
+ * when every call does (PACOLL_<COLL>=native, the communicator's choice, or
+ * an alltoallv choice that looked at no size).  dispatch sets it after such
+ * a call and clears it at every other; pacoll_comm_set_algorithm clears it. */
+enum { PC_PLAIN_NO, PC_PLAIN_SAME_M, PC_PLAIN_ANY };
+
+static int plain_how(const pacoll_team_t *t, const pc_mpi_call_t *c, const char *site, int chosen)
+{
+    if (site || !t->prof_known || t->prof || t->cfg.chan.verbose || t->cfg.stats ||
+        t->cfg.error || t->thread_multiple)
+        return PC_PLAIN_NO;
+    if (!chosen || (c->coll == PACOLL_ALLTOALLV && t->pick[c->coll].any_m))
+        return PC_PLAIN_ANY;
+    return c->coll == PACOLL_ALLTOALLV ? PC_PLAIN_NO : PC_PLAIN_SAME_M;
+}
+
 /* t: the communicator's team if the caller found one, else NULL. */
 static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
 {
@@ -245,23 +265,34 @@ static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
             return pc_raise(c->comm, rc, 1, "%s: pacoll could not set up the communicator",
                             pacoll_coll_name(c->coll));
     }
-    if (!t->rules) /* the team's first call: a bad rules file fails it */
+    t->plain[c->coll] = PC_PLAIN_NO; /* set again below if this call goes the plain way */
+    if (!t->rules) { /* the team's first call: a bad rules file fails it */
         pc_rules_load(t);
+        t->may_run = pc_team_may_run(t);
+    }
     if (t->cfg.error) /* a bad setting: said loudly once per communicator */
         return pc_raise(c->comm, t->cfg.error, !t->cfg.error_told++, "%s", t->cfg.error_msg);
+    /* The channel is made at the team's first call when pacoll may ever run
+     * here, whatever this call's arguments: so a rank whose arguments fail a
+     * check has made it with the others (docs/CHECKS.md, "The team").  Where
+     * the rules never give pacoll this shape, it waits for an algorithm
+     * named at a call or on the communicator, which every rank names alike. */
+    if (!t->ready && t->may_run && (rc = pc_team_ready(t)) != MPI_SUCCESS)
+        return pc_raise(c->comm, rc, 1, "%s: pacoll could not set up its channel on the communicator",
+                        pacoll_coll_name(c->coll));
     if (pc_verdict_begin(t) != MPI_SUCCESS)
         return lost(c, t, MPI_ERR_OTHER);
     pc_check_t ck; /* its message is written only when a check fails */
     ck.code = MPI_SUCCESS, ck.always = 0, ck.probe_comm = t->comm, ck.msg[0] = '\0';
-    int idx;
+    int idx, chosen;
     if (forced(c, t, site, &idx, &ck) != MPI_SUCCESS)
         return reject(c, t, &ck);
-    if (idx < 0) /* the rules, else the MPI library */
+    if ((chosen = idx < 0)) /* the rules, else the MPI library */
         idx = choose(t, c);
     const pacoll_algo_t *a = pc_registry_get(idx);
     const char *why;
-    /* pacoll runs this call: every rank chose so here (the choice depends
-     * only on the shape and the agreed size), so the channel is made together */
+    /* an algorithm named at the call or on the communicator, where the rules
+     * never run pacoll: named alike on every rank, so made together */
     if (a->run && !t->ready && (rc = pc_team_ready(t)) != MPI_SUCCESS)
         return pc_raise(c->comm, rc, 1, "%s: pacoll could not set up its channel on the communicator",
                         pacoll_coll_name(c->coll));
@@ -271,6 +302,7 @@ static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
     }
     if (!a->run) {
         count(t, c, idx, t->cfg.stats ? native_bytes(c, t->size) : 0); /* PACOLL_STATS only */
+        t->plain[c->coll] = (unsigned char)plain_how(t, c, site, chosen);
         return run_native(c);
     }
     if (pc_check_call(c, t->size, t->rank, &ck) != MPI_SUCCESS)
@@ -300,6 +332,12 @@ static int profiled_dispatch(const pc_mpi_call_t *c, const char *site, const voi
 {
     /* one attribute lookup per call: the team, which keeps the profiler */
     pacoll_team_t *t = c->comm != MPI_COMM_NULL ? pc_team_find(c->comm) : NULL;
+    if (t && !site && t->plain[c->coll] &&
+        (t->plain[c->coll] == PC_PLAIN_ANY || pc_block_bytes(c, t->rank) == t->pick[c->coll].m) &&
+        pc_verdict_begin_quiet(&t->verdict)) {
+        t->stats[t->last_algo[c->coll]].calls++; /* native's, as dispatch left it */
+        return run_native(c);
+    }
     if (t && !t->prof_known)
         t->prof = pc_prof_handle(), t->prof_known = 1;
     pc_prof_stamp_t s;
@@ -455,6 +493,7 @@ PC_EXPORT int pacoll_comm_set_algorithm(MPI_Comm comm, pacoll_coll_t coll, const
     if (!t)
         return pc_raise(comm, rc, 1, "pacoll_comm_set_algorithm: could not set up the communicator");
     t->comm_choice[coll] = idx;
+    t->plain[coll] = PC_PLAIN_NO;
     return MPI_SUCCESS;
 }
 

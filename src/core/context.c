@@ -45,14 +45,20 @@ static int context_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 
 static void make_keyvals(void)
 {
-    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, team_delete, &team_keyval, NULL);
+    int tk = MPI_KEYVAL_INVALID;
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, context_delete, &context_keyval, NULL);
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, team_delete, &tk, NULL);
+    __atomic_store_n(&team_keyval, tk, __ATOMIC_RELEASE);
 }
 
+/* Asked on every call: once made, the keyval is read without pthread_once. */
 int pc_team_keyval(void)
 {
+    int k = __atomic_load_n(&team_keyval, __ATOMIC_ACQUIRE);
+    if (k != MPI_KEYVAL_INVALID)
+        return k;
     pthread_once(&keyvals_once, make_keyvals);
-    return team_keyval;
+    return __atomic_load_n(&team_keyval, __ATOMIC_ACQUIRE);
 }
 
 pc_context_t *pc_context_get(int create)

@@ -61,6 +61,7 @@ struct pacoll_team {
 
     pc_peers_t peers;  /* what the channel and the node segment see of the team */
     int ready;         /* chan and seg are made (pc_team_ready) */
+    int may_run;       /* the rules or PACOLL_<COLL> may run pacoll here (api.c) */
     pc_chan_t chan;    /* the one-sided channel */
     pc_seg_t seg;      /* the node segment for hierarchical algorithms */
     int nic;           /* the NIC's nature (enum pc_nic), -1 until a rule asks (select/nic.c) */
@@ -73,6 +74,8 @@ struct pacoll_team {
     uint64_t said_choice[PACOLL_NCOLL]; /* PACOLL_VERBOSE: size ranges whose choice was said */
     pc_stat_t stats[PC_MAX_ALGOS];
     void *rules;       /* parsed selection rules (select/select.c), made on first use */
+    unsigned char plain[PACOLL_NCOLL]; /* that choice was the MPI library, by the
+                                        * rules, with nothing to say or count (api.c) */
     struct {           /* the last automatic choice per collective: programs call */
         size_t m;      /* with the same sizes again and again (select.c) */
         int idx;       /* -1 = none yet */
@@ -87,9 +90,10 @@ struct pacoll_team {
 
 /* The team of comm, made on first use (collective over comm then): its
  * layout and communicators, not yet its channel and node segment, which
- * only a call pacoll runs needs.  A communicator whose calls all go to the
- * MPI library never gets windows or segments.  On failure returns NULL and
- * *err holds an MPI error code. */
+ * only calls pacoll runs need (the api makes them at the first call where
+ * pacoll may run: a communicator whose calls all go to the MPI library
+ * never gets windows or segments).  On failure returns NULL and *err holds
+ * an MPI error code. */
 pacoll_team_t *pc_team_open(MPI_Comm comm, int *err);
 /* Makes the team's channel and node segment if not made yet: collective
  * over the team, so every rank calls it at the same call (the choice of a

@@ -49,6 +49,16 @@ typedef struct pc_verdict {
 /* Begins call number ++ncall: settles this rank's last rejection first.
  * MPI_SUCCESS, or MPI_ERR_OTHER when the state is lost (t->verdict.why). */
 int pc_verdict_begin(pacoll_team_t *t);
+/* pc_verdict_begin's whole work when nothing is pending (no rejection to
+ * settle or heard of, nothing lost): returns 1 with the call begun, else 0
+ * and the caller takes pc_verdict_begin. */
+static inline int pc_verdict_begin_quiet(pc_verdict_t *v)
+{
+    if (v->rejected || v->lost || v->nheard)
+        return 0;
+    v->ncall++;
+    return 1;
+}
 /* This rank rejects the current call with the error class code. */
 void pc_verdict_reject(pacoll_team_t *t, int code);
 /* The algorithm of the current call starts: MPI_ERR_OTHER if another rank

@@ -190,6 +190,31 @@ int pc_rules_pick(const pc_rules_t *rs, int coll, const pc_shape_t *s, double m)
     return PC_PICK_NONE;
 }
 
+int pc_rules_may_run(const pc_rules_t *rs, int coll, const pc_shape_t *s)
+{
+    for (int i = 0; rs && i < rs->n; i++) {
+        const pc_rule_t *r = &rs->rule[i];
+        const char *cant;
+        if (r->coll == coll && shape_matches(r, s) &&
+            (r->algo == PC_ALGO_MODEL ||
+             (pc_registry_get(r->algo)->run && pc_algo_fits(s, pc_registry_get(r->algo), &cant))))
+            return 1;
+    }
+    return 0;
+}
+
+int pc_team_may_run(const pacoll_team_t *t)
+{
+    pc_shape_t s;
+    pc_team_shape(t, &s);
+    for (int c = 0; c < PACOLL_NCOLL; c++) {
+        int f = t->cfg.forced[c];
+        if ((f >= 0 && pc_registry_get(f)->run) || pc_rules_may_run(t->rules, c, &s))
+            return 1;
+    }
+    return 0;
+}
+
 static void rules_free_any(void *rs) { pc_rules_free(rs); }
 
 /* Leaves t->rules set (empty after an error, which the first call reports

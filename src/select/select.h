@@ -59,6 +59,14 @@ int pc_model_pick(const pc_shape_t *s, int ports, pacoll_coll_t coll, size_t m);
 int pc_rules_choose(const pc_rules_t *rs, int coll, const pc_shape_t *s, double m, int ports,
                     int *pick);
 
+/* True if some rule for coll may match shape s at some size (and NIC) and
+ * names one of pacoll's algorithms that can run there. */
+int pc_rules_may_run(const pc_rules_t *rs, int coll, const pc_shape_t *s);
+/* True if pacoll may run one of its algorithms on team t without one being
+ * named at a call or on the communicator: by its rules (loaded) or by
+ * PACOLL_<COLL>.  It depends on no call's arguments. */
+int pc_team_may_run(const pacoll_team_t *t);
+
 /* Loads the team's rules (once; the api does it at the team's first call,
  * so that a bad rules file fails that call; pc_select on a sub-team does it
  * itself). */

@@ -208,8 +208,8 @@ int pc_team_may_run(const pacoll_team_t *t)
     pc_shape_t s;
     pc_team_shape(t, &s);
     for (int c = 0; c < PACOLL_NCOLL; c++) {
-        int f = t->cfg.forced[c];
-        if ((f >= 0 && pc_registry_get(f)->run) || pc_rules_may_run(t->rules, c, &s))
+        int f = t->cfg.forced[c]; /* PACOLL_<COLL> overrides the rules */
+        if (f >= 0 ? pc_registry_get(f)->run != NULL : pc_rules_may_run(t->rules, c, &s))
             return 1;
     }
     return 0;

@@ -1,8 +1,9 @@
 /*
  * The team: everything pacoll keeps for one communicator, made on the first
- * collective (its channel on the first one pacoll runs) and cached as an attribute of the user's communicator; its
- * delete callback frees it when the communicator is freed, and MPI_Finalize
- * frees the teams still alive (the context keeps the list).
+ * collective (its channel only where pacoll may run: pc_team_open) and
+ * cached as an attribute of the user's communicator; its delete callback
+ * frees it when the communicator is freed, and MPI_Finalize frees the teams
+ * still alive (the context keeps the list).
  *
  * The node layout covers what Open MPI HAN gives up on: uneven ranks per
  * node and ranks of one node that are not consecutive in the communicator.
@@ -96,8 +97,8 @@ struct pacoll_team {
  * an MPI error code. */
 pacoll_team_t *pc_team_open(MPI_Comm comm, int *err);
 /* Makes the team's channel and node segment if not made yet: collective
- * over the team, so every rank calls it at the same call (the choice of a
- * pacoll algorithm is the same everywhere).  An MPI error code. */
+ * over the team, so every rank calls it at the same call, whatever the
+ * call's arguments (docs/CHECKS.md, "The team").  An MPI error code. */
 int pc_team_ready(pacoll_team_t *t);
 /* pc_team_open, then pc_team_ready: a team pacoll can run on (sub-teams). */
 pacoll_team_t *pc_team_get(MPI_Comm comm, int *err);

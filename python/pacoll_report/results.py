@@ -8,8 +8,9 @@ against the simulated runs published under sim/published/EXPERIMENT/*.json
     sim/results-md                              # the same, from anywhere
 
 Placeholders in the template: {{CLAIMS}} (one row per claim), {{RUNS}}
-(one line per published run file) and {{AUTO}} (pacoll's auto against native
-under each SMPI selector, over every published point that has both).
+(one line per published run file), {{AUTO}} (pacoll's auto against native
+under each SMPI selector, over every published point that has both) and
+{{BOUNDS}} (every published point against its lower bound, bounds.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import os
 import sys
 from typing import Dict, Iterator, List, Optional, Tuple
 
+from . import bounds
 from .load import read_json, summary_median
 from .units import fmt_us, size_label
 
@@ -278,6 +280,87 @@ def runs_table(pub_root: str) -> str:
                      "named but not registered"], rows)
 
 
+def fmt_frac(v: Optional[float]) -> str:
+    return "-" if v is None else f"{v:.3f}"
+
+
+def bound_row(pt: "bounds.Point") -> List[str]:
+    """One published point: its bound, and the best times as bound / time."""
+    b = pt.bound
+    run = [pt.key, size_label(pt.size, short=True)]
+    if b is None:
+        return run + ["-", f"skipped: {pt.skip}", "-", "-", "-", "-", "-"]
+
+    def best(which):
+        v = getattr(pt, which)
+        if v is None:
+            return "-"
+        name = v[0][len(bounds.PEER_PREFIX):] if v[0].startswith(bounds.PEER_PREFIX) else v[0]
+        return f"{fmt_us(v[1], short=True)} ({name})"
+    after = "0" if b.after_us <= 0 else (
+        f"{fmt_us(b.after_us, short=True)}: {fmt_frac(pt.after_fraction('pacoll'))}, "
+        f"{fmt_frac(pt.after_fraction('peer'))}")
+    return run + [fmt_us(b.bound_us, short=True), b.term, best("pacoll"),
+                  fmt_frac(pt.fraction("pacoll")), best("peer"), fmt_frac(pt.fraction("peer")),
+                  after]
+
+
+BOUND_HEAD = ["run", "size", "bound (us)", "decided by", "pacoll's best (us)", "bound / time",
+              "best SMPI peer (us)", "bound / time",
+              "after the last arrival: bound (us): pacoll, peer bound / time"]
+
+
+def median(xs: List[float]) -> Optional[float]:
+    xs = sorted(xs)
+    if not xs:
+        return None
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def bounds_section(pub_root: str, platforms_dir: str) -> str:
+    """Per experiment: how many points have pacoll's best and the best peer
+    within 5% of the bound (the peer there is visibly unbeatable), one line
+    saying so, and every point in a folded table."""
+    try:
+        pts = list(bounds.published_points(pub_root, platforms_dir))
+    except bounds.BoundError as e:
+        raise ResultsError(str(e)) from None
+    if not pts:
+        return "_No simulated run published yet (`sim/run EXPERIMENT --publish`)._"
+    exps: Dict[str, List[bounds.Point]] = {}
+    for pt in pts:
+        exps.setdefault(pt.experiment, []).append(pt)
+    rows, lines, details = [], [], []
+    for exp, ps in exps.items():
+        bd = [p for p in ps if p.bound is not None]
+        skew = [p for p in bd if p.bound.term == "skew"]
+        mine = [p for p in bd if p.near("pacoll")]
+        peer = [p for p in bd if p.near("peer")]
+        after_near = [p for p in bd if (p.after_fraction("peer") or 0) * bounds.NEAR >= 1]
+        med = [median([f for f in (p.fraction(w) for p in bd) if f is not None])
+               for w in ("pacoll", "peer")]
+        rows.append([f"`{exp}`", str(len(ps)), str(len(bd)), str(len(skew)), str(len(mine)),
+                     str(len(peer)), f"{fmt_frac(med[0])}; {fmt_frac(med[1])}",
+                     str(len(after_near))])
+        peer_skew = sum(1 for p in peer if p.bound.term == "skew")
+        line = (f"- **`{exp}`**: {len(peer)} of {len(bd)} bounded points visibly unbeatable "
+                f"(the best peer within 5% of the bound")
+        line += f"; {peer_skew} of them decided by the arrival skew)" if peer_skew else ")"
+        line += f"; pacoll's best within 5% at {len(mine)}."
+        if len(bd) < len(ps):
+            line += f" {len(ps) - len(bd)} skipped ({ps[[p.bound for p in ps].index(None)].skip})."
+        lines.append(line)
+        details.append(f"<details><summary><code>{exp}</code>: {len(ps)} points</summary>\n\n"
+                       + md_table(BOUND_HEAD, [bound_row(p) for p in ps],
+                                  right=(1, 2, 5, 7)) + "\n\n</details>")
+    head = ["experiment", "points", "bounded", "decided by the skew",
+            "pacoll's best within 5%", "best peer within 5% (visibly unbeatable)",
+            "bound / time, median: pacoll; peer", "after the last arrival: best peer within 5%"]
+    return "\n\n".join([md_table(head, rows, right=(1, 2, 3, 4, 5, 7)), "\n".join(lines)]
+                       + details)
+
+
 def render(root: str, claims_path: str, pub_root: str, template_path: str) -> str:
     claims = read_json(claims_path, "claims", ResultsError)
     if not isinstance(claims, dict) or not isinstance(claims.get("claims"), list):
@@ -299,6 +382,9 @@ def render(root: str, claims_path: str, pub_root: str, template_path: str) -> st
     out = tpl.replace("{{CLAIMS}}", claims_table(claims["claims"], pub))
     out = out.replace("{{RUNS}}", runs_table(pub_root))
     out = out.replace("{{AUTO}}", auto_table(pub_root))
+    if "{{BOUNDS}}" in out:
+        out = out.replace("{{BOUNDS}}", bounds_section(
+            pub_root, os.path.join(root, "sim", "platforms")))
     return out
 
 

@@ -4,6 +4,7 @@ platforms match their generator."""
 import copy
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -16,7 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SIM = os.path.join(ROOT, "sim")
 
-from pacoll_report import results, units  # noqa: E402
+from pacoll_report import bounds, results, units  # noqa: E402
 
 
 def published_file(tmp_path, exp, key, peers=("ompi", "mpich")):
@@ -557,3 +558,33 @@ def test_auto_section_without_auto_rows_is_one_line(tmp_path):
     md = open(os.path.join(root, "docs", "RESULTS.md")).read()
     assert "No published run has auto rows yet" in md
     assert "{{AUTO}}" not in md
+
+
+def test_bounds_section(tmp_path):
+    """One point against its bound: the per-point row (bound / time of
+    pacoll's best and the best peer; auto is neither) and the summary line."""
+    run = {"schema": "pacoll-bench/1", "collective": "alltoall", "ranks": 16, "nodes": 4,
+           "host": "pap_aware_4x4", "settings": {"vdist": "uniform"},
+           "sim": {"platform": "pap_aware_4x4"},
+           "results": [{"bytes": 1024, "algos": [
+               {"name": n, "summary": {bounds.METRIC: {"median": t}, bounds.SKEW: {"median": 0.0},
+                                       bounds.AFTER: {"median": t}}}
+               for n, t in [("direct", 45.0), ("auto:ompi", 36.0), ("native:ompi", 37.0),
+                            ("native:mpich", 40.0)]]}]}
+    pub = tmp_path / "sim" / "published" / "exp"
+    pub.mkdir(parents=True)
+    (pub / "pap_aware_4x4_alltoall_16r_noskew.json").write_text(json.dumps(run))
+    shutil.copytree(os.path.join(SIM, "platforms"), tmp_path / "sim" / "platforms")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "sim" / "claims.json").write_text(json.dumps({"claims": []}))
+    (tmp_path / "sim" / "RESULTS.template.md").write_text("# R\n\n## Bounds\n\n{{BOUNDS}}\n")
+    out = tmp_path / "out.md"
+    assert results.main(["--root", str(tmp_path), "--out", str(out)]) == 0
+    text = out.read_text()
+    head, rows = parse_tables(text)["Bounds"]     # the last table: every point
+    b = 1.5 + 1.05 * 49152 / 1.5e3
+    assert rows[0][:2] == ["pap_aware_4x4_alltoall_16r_noskew", "1 KB"]
+    assert rows[0][4] == "45 (direct)" and rows[0][5] == f"{b / 45:.3f}"
+    assert rows[0][6] == "37 (ompi)" and rows[0][7] == f"{b / 37:.3f}"
+    assert "**`exp`**: 1 of 1 bounded points visibly unbeatable" in text
+    assert "pacoll's best within 5% at 0." in text

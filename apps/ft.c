@@ -61,7 +61,7 @@ static fftw_plan plan1(int n, int howmany, fftw_complex *x, int sign)
 
 /* ---- slab: a[i1l][i2][i3] (N/P planes)  <->  b[j][i1] (j: N^2/P of i2*N+i3) ---- */
 
-static int slab_forward(ft_t *t, int inverse)
+static int slab_transform(ft_t *t, int inverse)
 {
     int n = t->n, p = t->app.size, rc = MPI_SUCCESS;
     size_t n1l = (size_t)n / p, m = (size_t)n * n, ml = m / p, blk = n1l * ml;
@@ -123,7 +123,7 @@ static int slab_forward(ft_t *t, int inverse)
  * i2r: N/R of i2 (block r).  The first transpose runs on the row (C ranks),
  * the second on the column (R ranks). */
 
-static int pencil_forward(ft_t *t, int inverse)
+static int pencil_transform(ft_t *t, int inverse)
 {
     size_t n = (size_t)t->n, n1l = n / t->pr, n2l = n / t->pc, n3c = n / t->pc, n2r = n / t->pr;
     size_t blk1 = n1l * n2l * n3c, blk2 = n1l * n3c * n2r;
@@ -194,7 +194,7 @@ static int pencil_forward(ft_t *t, int inverse)
 
 static int transform(ft_t *t, int inverse)
 {
-    int rc = t->decomp == PENCIL ? pencil_forward(t, inverse) : slab_forward(t, inverse);
+    int rc = t->decomp == PENCIL ? pencil_transform(t, inverse) : slab_transform(t, inverse);
     if (inverse) { /* FFTW's backward transform is unnormalised */
         double s = 1.0 / ((double)t->n * t->n * t->n);
         for (size_t i = 0; i < t->local; i++)
@@ -308,7 +308,7 @@ static int plane_wave(ft_t *t, int *rc)
         double ph = 2 * M_PI * ((double)k[0] * g[0] + (double)k[1] * g[1] + (double)k[2] * g[2]) / n;
         t->a[e][0] = cos(ph), t->a[e][1] = sin(ph);
     }
-    *rc = t->decomp == PENCIL ? pencil_forward(t, 0) : slab_forward(t, 0);
+    *rc = t->decomp == PENCIL ? pencil_transform(t, 0) : slab_transform(t, 0);
     fftw_complex *out = t->decomp == PENCIL ? t->a : t->b;
     double big = (double)n * n * n, err = 0;
     for (size_t e = 0; e < t->local; e++) {

@@ -11,7 +11,8 @@
  * then an alltoallv of the keys.  Then every rank sorts its keys (counting
  * sort) and the result is verified: every rank's keys are sorted, each
  * rank's largest key is at most the next rank's smallest, no key is lost
- * (count and sum over all ranks).
+ * (count and sum over all ranks).  One untimed exchange comes first, as NPB
+ * ranks once before starting its timer.
  *
  *   mpirun -np P npb_is [--class S|W|A] [--algo NAME] [--iters N]
  *       runs and verifies the exchange with pacoll (NAME: an algorithm of
@@ -340,6 +341,10 @@ int main(int argc, char **argv)
     long long sum_before = 0, sum = 0;
     int ok = setup(&r, &sum_before), rc = MPI_SUCCESS;
     double best = 1e30, total = 0, t_all = 0, c_all = 0;
+    /* one untimed iteration first, as NPB IS ranks once before its timer:
+       the communicator's set-up (pacoll's, the MPI library's) is not timed */
+    if (ok)
+        rc = exchange(&r);
     for (int it = 0; ok && it < iters && rc == MPI_SUCCESS; it++) {
         app_start(&r.app);
         double t0 = MPI_Wtime();

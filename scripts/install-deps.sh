@@ -2,7 +2,8 @@
 # Installs what pacoll needs on Debian 12 (or Ubuntu), only what is missing:
 # a C compiler, CMake, Open MPI, MPICH (the mpich test configuration),
 # gfortran (the Fortran interposition tests), SimGrid (SMPI: simulated
-# clusters), Python with matplotlib and pytest (pacoll-report and its tests).
+# clusters), Python with matplotlib and pytest (pacoll-report and its tests),
+# FFTW 3 with its MPI library (the ft application, apps/).
 # Open MPI stays the default mpicc/mpirun (the update-alternatives groups
 # "mpi" and "mpirun"); MPICH is reached by its own names (mpicc.mpich,
 # mpiexec.mpich).  Safe to run again; does nothing when everything is there.
@@ -35,7 +36,7 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 # "simgrid", which made every run apt-get update and install nothing)
 for p in build-essential cmake pkg-config libopenmpi-dev openmpi-bin libmpich-dev mpich gfortran \
          libsimgrid-dev python3 python3-pip python3-venv python3-matplotlib \
-         python3-pytest; do
+         python3-pytest libfftw3-dev libfftw3-mpi-dev; do
   have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -eq 0 ]; then

@@ -80,7 +80,7 @@ run_python
 # Under ASan every algorithm still runs through the core matrix (np 1-9 and
 # 16, virtual and uneven nodes, forced RMA, errors, env, interposition,
 # profiler); the per-algorithm variant matrices (ports, stripes, thresholds,
-# radices: labels below) run in the ci configuration only, to keep CI under
+# radices, the applications forced to each algorithm: labels below) run in the ci configuration only, to keep CI under
 # 30 minutes on two cores.  The forced-RMA runs (label rma) are left out of
 # ASan too: they run UCX over TCP (tests/CMakeLists.txt says why), and
 # LeakSanitizer's tracer crashes on UCX's TCP threads at exit (measured:
@@ -89,7 +89,7 @@ run_python
 # tests/mpich/), the interposition and pacoll-run tests, install and
 # packages, errors and env, but timeout_names_peer (under load hydra loses
 # the aborting ranks' stderr); the rest of the Open MPI matrix is left to ci.
-declare -A config_ctest_args=([asan]='-LE multirail|pap|rd|sloav|smp|ports|rma'
+declare -A config_ctest_args=([asan]='-LE multirail|pap|rd|sloav|smp|ports|rma|apps_algos'
                               [mpich]='-L mpich|interpose|install|errors|env -E ^timeout_names_peer$')
 run_config ci -DPACOLL_WERROR=ON
 run_config asan -DPACOLL_ASAN=ON -DPACOLL_WERROR=ON

@@ -167,12 +167,14 @@ int tune_write_rules(FILE *f, const tune_set_t *s, const tune_prov_t *p)
             ;
         const tune_obs_t *g = o[g0];
         if (g->coll == PACOLL_ALLTOALLV) {
-            /* One choice for every size: a size condition would cost every
-             * call an agreement on its largest block (docs/TUNE.md). */
+            /* One choice for the sizes measured, up to the largest: not
+             * beyond it, where nothing showed that it wins (a logarithmic
+             * alltoallv forwards every byte log P times).  The size is the
+             * largest block, which the calls then agree on (docs/TUNE.md). */
             verdict_t w;
             judge(o + g0, g1 - g0, p->margin, &w);
             if (w.name[0])
-                put_rule(f, &nrules, g, w.name, 0, 0, 0, w.min, w.gm, w.pairs);
+                put_rule(f, &nrules, g, w.name, 0, o[g1 - 1]->bytes, 1, w.min, w.gm, w.pairs);
             continue;
         }
         /* sizes: [first obs of each size] */

@@ -27,7 +27,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from .load import read_json, summary_median
+from .load import published_runs, read_json, summary_median
 
 METRIC = "first_arrival_to_last_exit_us"   # the completion time bounded
 AFTER = "last_arrival_to_last_exit_us"     # the part of it after the last arrival
@@ -565,16 +565,8 @@ def published_points(pub_root: str, platforms_dir: str) -> Iterator[Point]:
     """Every published point of PUB_ROOT/*/*.json (sim/published), on the
     platforms of PLATFORMS_DIR (sim/platforms)."""
     cache: Dict[str, Platform] = {}
-    if not os.path.isdir(pub_root):
-        return
-    for exp in sorted(os.listdir(pub_root)):
-        d = os.path.join(pub_root, exp)
-        if not os.path.isdir(d):
-            continue
-        for fn in sorted(os.listdir(d)):
-            if fn.endswith(".json") and fn != "summary.json":
-                run = read_json(os.path.join(d, fn), "published run", BoundError)
-                yield from run_points(exp, fn[:-5], run, platforms_dir, cache)
+    for exp, fn, run in published_runs(pub_root, BoundError):
+        yield from run_points(exp, fn[:-5], run, platforms_dir, cache)
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -49,6 +49,21 @@ def read_json(path: str, what: str, error: type = ReportError):
         raise error(f"{what} {path}: not valid JSON: {e}") from None
 
 
+def published_runs(pub_root: str, error: type = ReportError):
+    """(experiment, file name, run) for every published run file,
+    PUB_ROOT/EXPERIMENT/*.json but summary.json, in sorted order (sim/published:
+    what docs/RESULTS.md and the lower bounds are made from)."""
+    if not os.path.isdir(pub_root):
+        return
+    for exp in sorted(os.listdir(pub_root)):
+        d = os.path.join(pub_root, exp)
+        if not os.path.isdir(d):
+            continue
+        for fn in sorted(os.listdir(d)):
+            if fn.endswith(".json") and fn != "summary.json":
+                yield exp, fn, read_json(os.path.join(d, fn), "published run", error)
+
+
 def summary_median(algo: dict, key: str = "avg_us"):
     """The median of KEY in one algorithm entry of a pacoll-bench result
     ({"name": ..., "summary": {KEY: {"median": ...}}}) as the file has it,

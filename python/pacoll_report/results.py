@@ -22,6 +22,7 @@ import sys
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from . import bounds
+from . import load
 from .load import read_json, summary_median
 from .units import fmt_us, size_label
 
@@ -163,15 +164,7 @@ def claims_table(claims: List[dict], pub: Published) -> str:
 
 def published_runs(pub_root: str) -> Iterator[Tuple[str, str, dict]]:
     """(experiment, file name, merged run) for every published run file."""
-    if not os.path.isdir(pub_root):
-        return
-    for exp in sorted(os.listdir(pub_root)):
-        d = os.path.join(pub_root, exp)
-        if not os.path.isdir(d):
-            continue
-        for fn in sorted(os.listdir(d)):
-            if fn.endswith(".json") and fn != "summary.json":
-                yield exp, fn, read_json(os.path.join(d, fn), "published run", ResultsError)
+    return load.published_runs(pub_root, ResultsError)
 
 
 def auto_points(r: dict, sel: str) -> List[Tuple[int, float, str]]:

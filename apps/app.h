@@ -112,6 +112,26 @@ static inline void app_list(const app_t *a, unsigned mask)
     }
 }
 
+/* The options every application takes, tried after its own: --list (prints
+ * the collectives in mask and ends the program) and --algo NAME.  Returns 1
+ * when argv[*i] was one of them (*i then on its value; *bad set when the
+ * value is wrong), 0 when it was not. */
+static inline int app_common_option(app_t *a, unsigned mask, int argc, char **argv, int *i,
+                                    int *bad)
+{
+    if (!strcmp(argv[*i], "--list")) {
+        app_list(a, mask);
+        MPI_Finalize();
+        exit(0);
+    }
+    if (!strcmp(argv[*i], "--algo") && *i + 1 < argc) {
+        *bad |= !app_set_algo(a, argv[*i + 1]);
+        ++*i;
+        return 1;
+    }
+    return 0;
+}
+
 static inline void app_init(app_t *a, const char *name)
 {
     memset(a, 0, sizeof *a);

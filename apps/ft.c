@@ -355,13 +355,7 @@ int main(int argc, char **argv)
             t.fftw_flags = !strcmp(v, "measure") ? FFTW_MEASURE : !strcmp(v, "patient") ? FFTW_PATIENT : FFTW_ESTIMATE;
             bad |= strcmp(v, "measure") && strcmp(v, "patient") && strcmp(v, "estimate");
             i++;
-        } else if (!strcmp(argv[i], "--list")) {
-            app_list(&t.app, 1u << APP_ALLTOALL);
-            MPI_Finalize();
-            return 0;
-        } else if (!strcmp(argv[i], "--algo") && v)
-            bad |= !app_set_algo(&t.app, v), i++;
-        else
+        } else if (!app_common_option(&t.app, 1u << APP_ALLTOALL, argc, argv, &i, &bad))
             bad = 1;
     }
     if (bad) {

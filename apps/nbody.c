@@ -215,13 +215,8 @@ int main(int argc, char **argv)
             bad |= (s.tol = atof(v)) <= 0, i++;
         else if (!strcmp(argv[i], "--serial-check") && v)
             s.serial = atoi(v) != 0, i++;
-        else if (!strcmp(argv[i], "--list")) {
-            app_list(&s.app, 1u << APP_ALLGATHER | 1u << APP_GATHER);
-            MPI_Finalize();
-            return 0;
-        } else if (!strcmp(argv[i], "--algo") && v)
-            bad |= !app_set_algo(&s.app, v), i++;
-        else
+        else if (!app_common_option(&s.app, 1u << APP_ALLGATHER | 1u << APP_GATHER, argc, argv,
+                                    &i, &bad))
             bad = 1;
     }
     int p = s.app.size, me = s.app.rank;

@@ -311,19 +311,14 @@ int main(int argc, char **argv)
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--class") && v)
             bad |= !(r.c = find_class(v)), i++;
-        else if (!strcmp(argv[i], "--list")) {
-            app_list(&r.app, 1u << APP_ALLTOALL | 1u << APP_ALLTOALLV);
-            MPI_Finalize();
-            return 0;
-        } else if (!strcmp(argv[i], "--algo") && v)
-            bad |= !app_set_algo(&r.app, v), i++;
         else if (!strcmp(argv[i], "--iters") && v)
             bad |= (iters = atoi(v)) < 1, i++;
         else if (!strcmp(argv[i], "--ranks") && v)
             bad |= (ranks = atoi(v)) < 1, i++;
         else if (!strcmp(argv[i], "--matrix") && v)
             matrix = v, i++;
-        else
+        else if (!app_common_option(&r.app, 1u << APP_ALLTOALL | 1u << APP_ALLTOALLV, argc, argv,
+                                    &i, &bad))
             bad = 1;
     }
     if (bad || (matrix && !ranks)) {

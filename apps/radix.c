@@ -201,13 +201,8 @@ int main(int argc, char **argv)
             dname = v, i++;
             r.dist = !strcmp(v, "gauss") ? GAUSS : !strcmp(v, "zipf") ? ZIPF : UNIFORM;
             bad |= r.dist == UNIFORM && strcmp(v, "uniform");
-        } else if (!strcmp(argv[i], "--list")) {
-            app_list(&r.app, 1u << APP_ALLGATHER | 1u << APP_ALLTOALLV);
-            MPI_Finalize();
-            return 0;
-        } else if (!strcmp(argv[i], "--algo") && v)
-            bad |= !app_set_algo(&r.app, v), i++;
-        else
+        } else if (!app_common_option(&r.app, 1u << APP_ALLGATHER | 1u << APP_ALLTOALLV, argc,
+                                      argv, &i, &bad))
             bad = 1;
     }
     int p = r.app.size, nb = 1 << r.bits;

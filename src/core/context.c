@@ -26,6 +26,9 @@ static int team_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 static void context_free(pc_context_t *ctx)
 {
     __atomic_store_n(&context_now, NULL, __ATOMIC_RELEASE);
+    if (ctx->rules_free)
+        ctx->rules_free(ctx->rules);
+    free(ctx->rules_path);
     for (int i = 0; i < ctx->nreasons; i++)
         free(ctx->reasons[i]);
     pthread_mutex_destroy(&ctx->lock);

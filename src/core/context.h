@@ -41,6 +41,11 @@ typedef struct pc_context {
     char *reasons[PC_MAX_REASONS];
     int nreasons;
     pc_team_slot_t team_cache[PC_TEAM_CACHE];
+    /* The selection rules, parsed once for every team (select.c): from
+     * rules_path, "" for the built-in ones; read-only once parsed. */
+    void *rules;
+    char *rules_path;
+    void (*rules_free)(void *rules);
 } pc_context_t;
 
 /* The keyval teams hang on, made on first use. */

@@ -3,7 +3,9 @@
  * the answer the full dispatch gives.  Under tests/rules/plain.json, calls
  * alternate between sizes the rules send to the MPI library and sizes they
  * give to pacoll's direct, between automatic and named algorithms, between
- * datatypes of the same size, and over communicators freed and made again;
+ * datatypes of the same size, over a derived type freed and made again with
+ * another size, and over communicators freed and made again and more of them
+ * than the team cache holds (core/context.h);
  * every call's result is compared with PMPI's, and the algorithm pacoll
  * reports (pacoll_comm_last_algorithm) with what the rules say.
  *
@@ -142,6 +144,30 @@ int main(int argc, char **argv)
         alltoallv(comm, 10, "native", 18);
         alltoallv(comm, 100, "direct", 19);
         alltoallv(comm, 10, "native", 20);
+        /* a derived type freed and made again with another size (its
+         * handle may come back): its size decides, not its handle */
+        MPI_Datatype dt;
+        MPI_Type_contiguous(8, MPI_BYTE, &dt);
+        MPI_Type_commit(&dt);
+        allgather(comm, 1, dt, NULL, "native", 25);
+        allgather(comm, 1, dt, NULL, "native", 26);
+        MPI_Type_free(&dt);
+        MPI_Type_contiguous(256, MPI_BYTE, &dt);
+        MPI_Type_commit(&dt);
+        allgather(comm, 1, dt, NULL, "direct", 27);
+        MPI_Type_free(&dt);
+        /* more communicators than the context's team cache has slots,
+         * called in turn: each call finds its own team */
+        enum { NCOMM = 11 };
+        MPI_Comm many[NCOMM];
+        for (int i = 0; i < NCOMM; i++)
+            MPI_Comm_split(comm, i % 2 ? rank % 2 : 0, rank, &many[i]);
+        for (int pass = 0; pass < 3; pass++)
+            for (int i = 0; i < NCOMM; i++)
+                allgather(many[i], pass == 1 && i % 6 == 0 ? 256 : 8, MPI_BYTE, NULL,
+                          pass == 1 && i % 6 == 0 ? "direct" : "native", 30 + i);
+        for (int i = 0; i < NCOMM; i++)
+            MPI_Comm_free(&many[i]);
         /* a communicator freed and made again (its handle may come back) */
         if (comm != MPI_COMM_WORLD)
             MPI_Comm_free(&comm);

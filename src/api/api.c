@@ -240,6 +240,26 @@ static int plain_how(const pacoll_team_t *t, const pc_mpi_call_t *c, const char 
     return c->coll == PACOLL_ALLTOALLV ? PC_PLAIN_NO : PC_PLAIN_SAME_M;
 }
 
+/* A plain call's block is the size the rules gave the MPI library.  After
+ * the first such call it is known by its count and type when the type is
+ * a named one, whose size never changes (a derived type's handle may be
+ * freed and reused for another type); else MPI is asked its size. */
+static int plain_same_block(pacoll_team_t *t, const pc_mpi_call_t *c)
+{
+    int count, combiner, ni, na, nd;
+    MPI_Datatype dt;
+    pc_block_arg(c, t->rank, &count, &dt);
+    if (dt == t->plain_block[c->coll].type && count == t->plain_block[c->coll].count)
+        return 1;
+    if (pc_block_bytes(c, t->rank) != t->pick[c->coll].m)
+        return 0;
+    if (dt != MPI_DATATYPE_NULL &&
+        PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+        combiner == MPI_COMBINER_NAMED)
+        t->plain_block[c->coll].count = count, t->plain_block[c->coll].type = dt;
+    return 1;
+}
+
 /* t: the communicator's team if the caller found one, else NULL. */
 static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
 {
@@ -266,6 +286,7 @@ static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
                             pacoll_coll_name(c->coll));
     }
     t->plain[c->coll] = PC_PLAIN_NO; /* set again below if this call goes the plain way */
+    t->plain_block[c->coll].count = -1, t->plain_block[c->coll].type = MPI_DATATYPE_NULL;
     if (!t->rules) { /* the team's first call: a bad rules file fails it */
         pc_rules_load(t);
         t->may_run = pc_team_may_run(t);
@@ -330,10 +351,10 @@ static double prof_bytes(const pc_mpi_call_t *c)
 
 static int profiled_dispatch(const pc_mpi_call_t *c, const char *site, const void *ra)
 {
-    /* one attribute lookup per call: the team, which keeps the profiler */
+    /* the team (from the context's cache, else an attribute), which keeps the profiler */
     pacoll_team_t *t = c->comm != MPI_COMM_NULL ? pc_team_find(c->comm) : NULL;
     if (t && !site && t->plain[c->coll] &&
-        (t->plain[c->coll] == PC_PLAIN_ANY || pc_block_bytes(c, t->rank) == t->pick[c->coll].m) &&
+        (t->plain[c->coll] == PC_PLAIN_ANY || plain_same_block(t, c)) &&
         pc_verdict_begin_quiet(&t->verdict)) {
         t->stats[t->last_algo[c->coll]].calls++; /* native's, as dispatch left it */
         return run_native(c);
@@ -351,6 +372,38 @@ static int profiled_dispatch(const pc_mpi_call_t *c, const char *site, const voi
 
 /* ------------------------------------------------------ entry points */
 
+/* The plain way taken before the call is even described: the team from
+ * the context's cache (pc_team_find fills it), marked plain for this
+ * collective, for this block when the mark says so (its count and named
+ * type, plain_same_block), with nothing pending on the verdict.  NULL:
+ * the call takes profiled_dispatch, which handles every other case. */
+static inline pacoll_team_t *plain_team(MPI_Comm comm, pacoll_coll_t coll, const void *sendbuf,
+                                        int sendcount, MPI_Datatype sendtype, int recvcount,
+                                        MPI_Datatype recvtype, int root)
+{
+    pc_context_t *ctx = pc_context_now();
+    if (!ctx)
+        return NULL;
+    const pc_team_slot_t *s = pc_context_slot(ctx, comm);
+    pacoll_team_t *t = s->team;
+    if (!t || s->comm != comm || !t->plain[coll])
+        return NULL;
+    if (t->plain[coll] == PC_PLAIN_SAME_M) {
+        pc_mpi_call_t c = {.coll = coll, .sendbuf = sendbuf, .sendcount = sendcount,
+                           .sendtype = sendtype, .recvcount = recvcount, .recvtype = recvtype,
+                           .root = root};
+        int count;
+        MPI_Datatype dt;
+        pc_block_arg(&c, t->rank, &count, &dt);
+        if (dt != t->plain_block[coll].type || count != t->plain_block[coll].count)
+            return NULL;
+    }
+    if (!pc_verdict_begin_quiet(&t->verdict))
+        return NULL;
+    t->stats[t->last_algo[coll]].calls++; /* native's, as dispatch left it */
+    return t;
+}
+
 /* The internal entry points take the caller's return address (ra): the
  * public pacoll_* functions and the MPI_* / Fortran wrappers pass their own
  * caller's, so the profile names the application's call site.  Each names
@@ -361,6 +414,9 @@ int pc_api_alltoall(const void *ra, const char *algo, const void *sendbuf, int s
                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                     MPI_Comm comm)
 {
+    if (!algo && plain_team(comm, PACOLL_ALLTOALL, sendbuf, sendcount, sendtype, recvcount, recvtype, 0))
+        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                             comm);
     pc_mpi_call_t c = {.coll = PACOLL_ALLTOALL, .sendbuf = sendbuf, .sendcount = sendcount,
                        .sendcounts = NULL, .sdispls = NULL, .sendtype = sendtype,
                        .recvbuf = recvbuf, .recvcount = recvcount, .recvcounts = NULL,
@@ -373,6 +429,10 @@ int pc_api_alltoallv(const void *ra, const char *algo, const void *sendbuf,
                      void *recvbuf, const int recvcounts[], const int rdispls[],
                      MPI_Datatype recvtype, MPI_Comm comm)
 {
+    /* alltoallv's plain mark is never by block (plain_how) */
+    if (!algo && plain_team(comm, PACOLL_ALLTOALLV, sendbuf, 0, sendtype, 0, recvtype, 0))
+        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                              recvtype, comm);
     pc_mpi_call_t c = {.coll = PACOLL_ALLTOALLV, .sendbuf = sendbuf, .sendcount = 0,
                        .sendcounts = sendcounts, .sdispls = sdispls, .sendtype = sendtype,
                        .recvbuf = recvbuf, .recvcount = 0, .recvcounts = recvcounts,
@@ -384,6 +444,9 @@ int pc_api_allgather(const void *ra, const char *algo, const void *sendbuf, int 
                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                      MPI_Comm comm)
 {
+    if (!algo && plain_team(comm, PACOLL_ALLGATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, 0))
+        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                              comm);
     pc_mpi_call_t c = {.coll = PACOLL_ALLGATHER, .sendbuf = sendbuf, .sendcount = sendcount,
                        .sendcounts = NULL, .sdispls = NULL, .sendtype = sendtype,
                        .recvbuf = recvbuf, .recvcount = recvcount, .recvcounts = NULL,
@@ -395,6 +458,9 @@ int pc_api_gather(const void *ra, const char *algo, const void *sendbuf, int sen
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm)
 {
+    if (!algo && plain_team(comm, PACOLL_GATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, root))
+        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                           root, comm);
     pc_mpi_call_t c = {.coll = PACOLL_GATHER, .sendbuf = sendbuf, .sendcount = sendcount,
                        .sendcounts = NULL, .sdispls = NULL, .sendtype = sendtype,
                        .recvbuf = recvbuf, .recvcount = recvcount, .recvcounts = NULL,

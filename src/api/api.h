@@ -52,6 +52,14 @@ int pc_check_call(const pc_mpi_call_t *call, int size, int rank, pc_check_t *ck)
 
 /* Bytes per block (alltoall, allgather, gather) as every rank sees it. */
 size_t pc_block_bytes(const pc_mpi_call_t *call, int rank);
+/* The count and type pc_block_bytes measures: the send side, else (in
+ * place; gather: at the root) the receive side. */
+static inline void pc_block_arg(const pc_mpi_call_t *c, int rank, int *count, MPI_Datatype *dt)
+{
+    int use_recv = c->sendbuf == MPI_IN_PLACE && (c->coll != PACOLL_GATHER || rank == c->root);
+    *count = use_recv ? c->recvcount : c->sendcount;
+    *dt = use_recv ? c->recvtype : c->sendtype;
+}
 /* Builds byte-level arguments; pc_norm_finish unpacks and frees. */
 int pc_normalize(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n);
 int pc_norm_finish(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n, int ok);

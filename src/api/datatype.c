@@ -82,15 +82,9 @@ static int copy_out(const char *in, void *ubuf, MPI_Datatype dt, const dtinfo_t 
 
 size_t pc_block_bytes(const pc_mpi_call_t *c, int rank)
 {
-    int use_recv = c->sendbuf == MPI_IN_PLACE;
-    if (c->coll == PACOLL_GATHER && rank != c->root)
-        use_recv = 0;
     int count;
     MPI_Datatype dt;
-    if (use_recv)
-        count = c->recvcount, dt = c->recvtype;
-    else
-        count = c->sendcount, dt = c->sendtype;
+    pc_block_arg(c, rank, &count, &dt);
     int s = 0;
     if (count <= 0 || dt == MPI_DATATYPE_NULL) /* unchecked arguments select too */
         return 0;

@@ -1,19 +1,36 @@
 /*
  * The process context: what outlives single teams — the list of live teams
  * (so MPI_Finalize can free them), the statistics of teams already freed,
- * and the reasons PACOLL_VERBOSE has already reported.  It hangs on
- * MPI_COMM_SELF as an attribute, like a team on its communicator, so the
- * library holds no global mutable data; the two attribute keyvals are made
- * once (pthread_once) and never change after.
+ * the reasons PACOLL_VERBOSE has already reported, and the teams of the
+ * communicators called last.  It hangs on MPI_COMM_SELF as an attribute,
+ * like a team on its communicator, so MPI frees it at MPI_Finalize whether
+ * or not pacoll's own finalize runs.  Besides the context and the teams the
+ * library keeps no mutable data: the two attribute keyvals are made once
+ * (pthread_once) and never change after, and one pointer to the context is
+ * kept from its making to its freeing (pc_context_now).
  */
 #ifndef PACOLL_CONTEXT_H
 #define PACOLL_CONTEXT_H
 
 #include <pthread.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "core/team.h"
 
 #define PC_MAX_REASONS 64
+
+/* The teams of the communicators called last, by handle: a call finds its
+ * communicator's team without an attribute lookup, which costs more than
+ * the rest of a call handed to the MPI library (docs/AUTO.md, per-call
+ * cost).  Direct-mapped; filled by pc_team_find below
+ * MPI_THREAD_MULTIPLE only (no locks then), emptied of a team when the
+ * team is freed, which MPI does before the handle can be reused. */
+#define PC_TEAM_CACHE 8
+typedef struct pc_team_slot {
+    MPI_Comm comm;
+    pacoll_team_t *team; /* NULL: empty */
+} pc_team_slot_t;
 
 typedef struct pc_context {
     pthread_mutex_t lock;
@@ -23,12 +40,28 @@ typedef struct pc_context {
     uint64_t reg_hits, reg_misses, reg_bytes, reg_evictions, adv_sent, zput_bytes, eager_bytes;
     char *reasons[PC_MAX_REASONS];
     int nreasons;
+    pc_team_slot_t team_cache[PC_TEAM_CACHE];
+    /* The selection rules, parsed once for every team (select.c): from
+     * rules_path, "" for the built-in ones; read-only once parsed. */
+    void *rules;
+    char *rules_path;
+    void (*rules_free)(void *rules);
 } pc_context_t;
 
 /* The keyval teams hang on, made on first use. */
 int pc_team_keyval(void);
 /* The context, made if create and missing (NULL if it cannot be). */
 pc_context_t *pc_context_get(int create);
+/* The context if it is made, without asking MPI (NULL before and after). */
+pc_context_t *pc_context_now(void);
+
+/* comm's slot in the team cache (handles are pointers or integers). */
+static inline pc_team_slot_t *pc_context_slot(pc_context_t *ctx, MPI_Comm comm)
+{
+    uint64_t h = 0;
+    memcpy(&h, &comm, sizeof comm < sizeof h ? sizeof comm : sizeof h);
+    return &ctx->team_cache[(h * 0x9E3779B97F4A7C15ull) >> 61]; /* 8 slots: the top 3 bits */
+}
 void pc_context_add_team(pc_context_t *ctx, pacoll_team_t *t);
 /* Removes t from the list and folds its statistics in. */
 void pc_context_remove_team(pc_context_t *ctx, pacoll_team_t *t);

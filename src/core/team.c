@@ -290,10 +290,16 @@ void pc_team_free_local(pacoll_team_t *t)
 
 pacoll_team_t *pc_team_find(MPI_Comm comm)
 {
+    pc_context_t *ctx = pc_context_now();
+    pc_team_slot_t *slot = ctx ? pc_context_slot(ctx, comm) : NULL;
+    if (slot && slot->team && slot->comm == comm)
+        return slot->team;
     pacoll_team_t *t = NULL;
     int flag = 0;
     if (PMPI_Comm_get_attr(comm, pc_team_keyval(), &t, &flag) != MPI_SUCCESS || !flag)
         return NULL;
+    if (slot && !t->thread_multiple) /* one thread at a time calls MPI */
+        slot->comm = comm, slot->team = t;
     return t;
 }
 

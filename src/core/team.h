@@ -77,6 +77,10 @@ struct pacoll_team {
     void *rules;       /* parsed selection rules (select/select.c), made on first use */
     unsigned char plain[PACOLL_NCOLL]; /* that choice was the MPI library, by the
                                         * rules, with nothing to say or count (api.c) */
+    struct {           /* ... for the block of this count of this named type (api.c) */
+        int count;
+        MPI_Datatype type; /* MPI_DATATYPE_NULL: not known yet */
+    } plain_block[PACOLL_NCOLL];
     struct {           /* the last automatic choice per collective: programs call */
         size_t m;      /* with the same sizes again and again (select.c) */
         int idx;       /* -1 = none yet */

@@ -13,6 +13,10 @@
 static pthread_once_t keyvals_once = PTHREAD_ONCE_INIT;
 static int ctx_keyval = MPI_KEYVAL_INVALID;
 static int comm_keyval = MPI_KEYVAL_INVALID;
+/* PACOLL_PROFILE's answer, fixed when the context is made and never changed
+ * after: unprofiled, a wrapper asks MPI nothing (docs/PROFILE.md, "Cost"). */
+enum { PROF_UNKNOWN, PROF_OFF, PROF_ON };
+static int prof_state = PROF_UNKNOWN;
 
 static const char *const kind_names[PC_PROF_NKINDS] = {
     "barrier",   "bcast",      "reduce",    "allreduce", "gather",         "gatherv",
@@ -94,7 +98,7 @@ static void make_keyvals(void)
 }
 
 /* The context, made on first use from PACOLL_PROFILE (an empty or unset
- * variable makes a context that says "off", so the check stays one lookup). */
+ * variable makes a context that says "off", and prof_state remembers it). */
 static pc_prof_t *ctx_get(void)
 {
     static pthread_mutex_t make_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -114,6 +118,7 @@ static pc_prof_t *ctx_get(void)
         PMPI_Comm_rank(MPI_COMM_WORLD, &p->world_rank);
         PMPI_Comm_size(MPI_COMM_WORLD, &p->world_size);
         PMPI_Comm_set_attr(MPI_COMM_SELF, ctx_keyval, p);
+        __atomic_store_n(&prof_state, p->enabled ? PROF_ON : PROF_OFF, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&make_lock);
     return p;
@@ -215,6 +220,8 @@ static uint32_t site_index(pc_prof_comm_t *c, const void *ra, int kind)
 
 pc_prof_t *pc_prof_handle(void)
 {
+    if (__atomic_load_n(&prof_state, __ATOMIC_ACQUIRE) == PROF_OFF)
+        return NULL;
     pc_prof_t *p = ctx_get();
     return p && p->enabled ? p : NULL;
 }

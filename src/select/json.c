@@ -11,6 +11,8 @@ typedef struct {
     char *err;
     size_t errlen;
     int depth;
+    const char *counted; /* the line of every value: newlines counted up to here */
+    int line;
 } parser_t;
 
 static pc_json_t *parse_value(parser_t *p);
@@ -207,9 +209,9 @@ static pc_json_t *parse_one(parser_t *p)
 static pc_json_t *parse_value(parser_t *p)
 {
     skip_ws(p);
-    int line = 1; /* rules files are small: counting from the start is cheap */
-    for (const char *c = p->start; c < p->s; c++)
-        line += *c == '\n';
+    for (; p->counted < p->s; p->counted++) /* the parser only moves forward */
+        p->line += *p->counted == '\n';
+    int line = p->line;
     pc_json_t *j = parse_one(p);
     if (j)
         j->line = line;
@@ -218,7 +220,8 @@ static pc_json_t *parse_value(parser_t *p)
 
 pc_json_t *pc_json_parse(const char *text, char *err, size_t errlen)
 {
-    parser_t p = {.start = text, .s = text, .err = err, .errlen = errlen};
+    parser_t p = {.start = text, .s = text, .err = err, .errlen = errlen, .counted = text,
+                  .line = 1};
     if (err && errlen)
         err[0] = '\0';
     pc_json_t *j = parse_value(&p);

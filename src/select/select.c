@@ -2,7 +2,9 @@
 #include "select/select.h"
 
 #include <math.h>
+#include <string.h>
 
+#include "core/context.h"
 #include "select/json.h"
 #include "select/nic.h"
 
@@ -217,12 +219,45 @@ int pc_team_may_run(const pacoll_team_t *t)
 
 static void rules_free_any(void *rs) { pc_rules_free(rs); }
 
+/* The rules every team of the process shares, parsed by the first team
+ * that asks for them from this path ("" built in); NULL if they do not
+ * parse (each team then parses them again to say why). */
+static pc_rules_t *shared_rules(const char *path)
+{
+    pc_context_t *ctx = pc_context_get(1);
+    pc_rules_t *rs = NULL;
+    if (!ctx)
+        return NULL;
+    pthread_mutex_lock(&ctx->lock);
+    if (ctx->rules && strcmp(ctx->rules_path, path) == 0) {
+        rs = ctx->rules;
+    } else if (!ctx->rules) {
+        char err[8];
+        char *text = path[0] ? pc_file_read(path) : NULL;
+        const char *json = path[0] ? text : pacoll_default_rules_json;
+        char *copy = strdup(path);
+        if (json && copy && (rs = pc_rules_parse(json, path[0] ? path : "(built in)", err,
+                                                 sizeof err)) != NULL)
+            ctx->rules = rs, ctx->rules_path = copy, ctx->rules_free = rules_free_any;
+        else
+            free(copy);
+        free(text);
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    return rs;
+}
+
 /* Leaves t->rules set (empty after an error, which the first call reports
  * as a bad setting), so a team reads its rules once. */
 static void rules_load(pacoll_team_t *t)
 {
     char err[sizeof t->cfg.error_msg];
-    pc_rules_t *rs = NULL;
+    pc_rules_t *rs = shared_rules(t->cfg.rules_path);
+    if (rs) { /* the context's: not the team's to free */
+        t->rules = rs;
+        t->rules_free = NULL;
+        return;
+    }
     if (!t->cfg.rules_path[0]) {
         rs = pc_rules_parse(pacoll_default_rules_json, "(built in)", err, sizeof err);
     } else {

@@ -11,6 +11,7 @@
  *          [--sizes LIST] [--iters N] [--blocks B] [--warmup N] [--budget BYTES]
  *          [--check] [--json FILE]
  *   mpirun -np 1 pacoll-plainbench --percall [--calls N] [--samples S] [--json FILE]
+ *   mpirun -np 2 pacoll-plainbench --first [--colls LIST] [--sizes LIST] [--samples S]
  *
  * Times (rank 0 prints one line per collective, mode and size):
  *   loop     W warm-up calls, then B blocks of MPI_Barrier + N back-to-back
@@ -25,6 +26,10 @@
  *            to outliers, and it resolves below the clock's step).
  *   percall  ns per call at 0 and 8 bytes in loop mode: S samples of N calls
  *            (each after a barrier, largest over ranks), the fastest sample.
+ *   first    the first and the second call on a new communicator (a dup of
+ *            MPI_COMM_WORLD, made and freed S times per collective and size),
+ *            each after a barrier, largest over ranks, median of the S: what
+ *            a library that sets a communicator up at its first call costs.
  * N = min(--iters, max(MIN_ITERS, --budget / size)); W = max(1, N / 10).
  * Clock: clock_gettime(CLOCK_MONOTONIC), one origin for all processes of a
  * host (Open MPI's MPI_Wtime counts from each process' first call); on the
@@ -64,7 +69,7 @@ typedef struct {
     long sizes[MAX_SIZES];
     int nsizes;
     long iters, blocks, warmup, budget; /* warmup < 0: iters / 10 */
-    int check, percall;
+    int check, percall, first;
     long calls, samples;
     const char *json;
 } opts_t;
@@ -79,6 +84,7 @@ typedef struct {
     int rank, nranks;
     char *sb, *rb;
     int *counts, *displs;
+    MPI_Comm comm; /* MPI_COMM_WORLD, or --first's new communicator */
     long errors; /* wrong bytes seen by this rank */
 } ctx_t;
 
@@ -170,6 +176,7 @@ static void usage(void)
 {
     puts("usage: mpirun -np P pacoll-plainbench [options]\n"
          "       mpirun -np P pacoll-plainbench --percall [--calls N] [--samples S]\n"
+         "       mpirun -np P pacoll-plainbench --first [--colls L] [--sizes L] [--samples S]\n"
          "\n"
          "A plain MPI benchmark (no pacoll in it) of MPI_Alltoall, MPI_Alltoallv\n"
          "(uniform counts), MPI_Allgather and MPI_Gather (root 0) with MPI_BYTE.\n"
@@ -193,6 +200,8 @@ static void usage(void)
          "                  mismatch (times then include the checks)\n"
          "  --percall       ns per call at 0 and 8 bytes, loop mode, the fastest of\n"
          "                  --samples (5) samples of --calls (200000) calls\n"
+         "  --first         us of the first and the second call on a new communicator\n"
+         "                  (MPI_Comm_dup), median of --samples (5) communicators\n"
          "  --json FILE     also write the results as JSON (rank 0)");
 }
 
@@ -224,13 +233,15 @@ static int parse_opts(int argc, char **argv, int rank, opts_t *o)
                 usage();
             return 1;
         }
-        if (!strcmp(name, "--check") || !strcmp(name, "--percall")) {
+        if (!strcmp(name, "--check") || !strcmp(name, "--percall") || !strcmp(name, "--first")) {
             if (val)
                 return fail(rank, "%s takes no value", name);
             if (!strcmp(name, "--check"))
                 o->check = 1;
-            else
+            else if (!strcmp(name, "--percall"))
                 o->percall = 1;
+            else
+                o->first = 1;
             continue;
         }
         static const char *const valued[] = {"--colls", "--modes",  "--sizes", "--json",
@@ -349,17 +360,17 @@ static void call(ctx_t *c, int coll, long m)
     int n = (int)m;
     switch (coll) {
     case A2A:
-        MPI_Alltoall(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, MPI_COMM_WORLD);
+        MPI_Alltoall(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, c->comm);
         break;
     case A2AV:
         MPI_Alltoallv(c->sb, c->counts, c->displs, MPI_BYTE, c->rb, c->counts, c->displs,
-                      MPI_BYTE, MPI_COMM_WORLD);
+                      MPI_BYTE, c->comm);
         break;
     case AG:
-        MPI_Allgather(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, MPI_COMM_WORLD);
+        MPI_Allgather(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, c->comm);
         break;
     default:
-        MPI_Gather(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, 0, MPI_COMM_WORLD);
+        MPI_Gather(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, 0, c->comm);
         break;
     }
 }
@@ -510,10 +521,13 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     ctx_t c = {0};
+    c.comm = MPI_COMM_WORLD;
     MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &c.nranks);
     opts_t o;
     int rc = parse_opts(argc, argv, c.rank, &o);
+    if (!rc && o.first && (o.percall || o.json || o.check))
+        rc = fail(c.rank, "%s", "--first takes no --percall, --json or --check");
     if (rc) {
         MPI_Finalize();
         return rc == 1 ? 0 : rc;
@@ -588,6 +602,36 @@ int main(int argc, char **argv)
                     printf("percall  %-10s %5ld %10.1f\n", coll_names[coll], m, best);
             }
         }
+    } else if (o.first) {
+        if (c.rank == 0)
+            printf("# first: us of the first and the second call on a new communicator "
+                   "(MPI_Comm_dup), largest over ranks, median of %ld\n# %-10s %8s %10s %10s\n",
+                   o.samples, "coll", "bytes", "first", "second");
+        double *f = malloc(sizeof(double) * 2 * (size_t)o.samples);
+        for (int ci = 0; f && ci < o.ncolls; ci++)
+            for (int si = 0; si < o.nsizes; si++) {
+                int coll = o.colls[ci];
+                long m = o.sizes[si];
+                for (int p = 0; p < P; p++)
+                    c.counts[p] = (int)m, c.displs[p] = (int)((long)p * m);
+                for (long k = 0; k < o.samples; k++) {
+                    MPI_Comm_dup(MPI_COMM_WORLD, &c.comm);
+                    for (int n = 0; n < 2; n++) {
+                        MPI_Barrier(MPI_COMM_WORLD);
+                        double t0 = now();
+                        call(&c, coll, m);
+                        double mine = now() - t0;
+                        MPI_Allreduce(&mine, &f[n * o.samples + k], 1, MPI_DOUBLE, MPI_MAX,
+                                      MPI_COMM_WORLD);
+                    }
+                    MPI_Comm_free(&c.comm);
+                }
+                c.comm = MPI_COMM_WORLD;
+                if (c.rank == 0) /* f: the first calls, then the second ones */
+                    printf("first    %-10s %8ld %10.1f %10.1f\n", coll_names[coll], m,
+                           median(f, o.samples) * 1e6, median(f + o.samples, o.samples) * 1e6);
+            }
+        free(f);
     } else {
         if (c.rank == 0)
             printf("# loop: %ld blocks of barrier + N back-to-back calls; block time / N, largest "

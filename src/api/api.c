@@ -414,7 +414,8 @@ int pc_api_alltoall(const void *ra, const char *algo, const void *sendbuf, int s
                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                     MPI_Comm comm)
 {
-    if (!algo && plain_team(comm, PACOLL_ALLTOALL, sendbuf, sendcount, sendtype, recvcount, recvtype, 0))
+    if (!algo &&
+        plain_team(comm, PACOLL_ALLTOALL, sendbuf, sendcount, sendtype, recvcount, recvtype, 0))
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                              comm);
     pc_mpi_call_t c = {.coll = PACOLL_ALLTOALL, .sendbuf = sendbuf, .sendcount = sendcount,
@@ -444,7 +445,8 @@ int pc_api_allgather(const void *ra, const char *algo, const void *sendbuf, int 
                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                      MPI_Comm comm)
 {
-    if (!algo && plain_team(comm, PACOLL_ALLGATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, 0))
+    if (!algo &&
+        plain_team(comm, PACOLL_ALLGATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, 0))
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                               comm);
     pc_mpi_call_t c = {.coll = PACOLL_ALLGATHER, .sendbuf = sendbuf, .sendcount = sendcount,
@@ -458,7 +460,8 @@ int pc_api_gather(const void *ra, const char *algo, const void *sendbuf, int sen
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm)
 {
-    if (!algo && plain_team(comm, PACOLL_GATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, root))
+    if (!algo &&
+        plain_team(comm, PACOLL_GATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, root))
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                            root, comm);
     pc_mpi_call_t c = {.coll = PACOLL_GATHER, .sendbuf = sendbuf, .sendcount = sendcount,

@@ -74,7 +74,7 @@ struct pacoll_team {
     int last_algo[PACOLL_NCOLL];   /* registry index of the last call, -1 = none */
     uint64_t said_choice[PACOLL_NCOLL]; /* PACOLL_VERBOSE: size ranges whose choice was said */
     pc_stat_t stats[PC_MAX_ALGOS];
-    void *rules;       /* parsed selection rules (select/select.c), made on first use */
+    void *rules;       /* selection rules (select/select.c): the context's, else its own */
     unsigned char plain[PACOLL_NCOLL]; /* that choice was the MPI library, by the
                                         * rules, with nothing to say or count (api.c) */
     struct {           /* ... for the block of this count of this named type (api.c) */

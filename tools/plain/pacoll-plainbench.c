@@ -233,7 +233,8 @@ static int parse_opts(int argc, char **argv, int rank, opts_t *o)
                 usage();
             return 1;
         }
-        if (!strcmp(name, "--check") || !strcmp(name, "--percall") || !strcmp(name, "--first")) {
+        if (!strcmp(name, "--check") || !strcmp(name, "--percall") ||
+            !strcmp(name, "--first")) {
             if (val)
                 return fail(rank, "%s takes no value", name);
             if (!strcmp(name, "--check"))

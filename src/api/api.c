@@ -244,12 +244,18 @@ static int plain_how(const pacoll_team_t *t, const pc_mpi_call_t *c, const char 
  * the first such call it is known by its count and type when the type is
  * a named one, whose size never changes (a derived type's handle may be
  * freed and reused for another type); else MPI is asked its size. */
+static inline int plain_known_block(const pacoll_team_t *t, const pc_mpi_call_t *c,
+                                    int *count, MPI_Datatype *dt)
+{
+    pc_block_arg(c, t->rank, count, dt);
+    return *dt == t->plain_block[c->coll].type && *count == t->plain_block[c->coll].count;
+}
+
 static int plain_same_block(pacoll_team_t *t, const pc_mpi_call_t *c)
 {
     int count, combiner, ni, na, nd;
     MPI_Datatype dt;
-    pc_block_arg(c, t->rank, &count, &dt);
-    if (dt == t->plain_block[c->coll].type && count == t->plain_block[c->coll].count)
+    if (plain_known_block(t, c, &count, &dt))
         return 1;
     if (pc_block_bytes(c, t->rank) != t->pick[c->coll].m)
         return 0;
@@ -257,6 +263,16 @@ static int plain_same_block(pacoll_team_t *t, const pc_mpi_call_t *c)
         PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
         combiner == MPI_COMBINER_NAMED)
         t->plain_block[c->coll].count = count, t->plain_block[c->coll].type = dt;
+    return 1;
+}
+
+/* A plain call begins: nothing pending on the verdict (else 0: dispatch
+ * settles it), and it counts for native, as dispatch left last_algo. */
+static inline int plain_begin(pacoll_team_t *t, pacoll_coll_t coll)
+{
+    if (!pc_verdict_begin_quiet(&t->verdict))
+        return 0;
+    t->stats[t->last_algo[coll]].calls++;
     return 1;
 }
 
@@ -355,10 +371,8 @@ static int profiled_dispatch(const pc_mpi_call_t *c, const char *site, const voi
     pacoll_team_t *t = c->comm != MPI_COMM_NULL ? pc_team_find(c->comm) : NULL;
     if (t && !site && t->plain[c->coll] &&
         (t->plain[c->coll] == PC_PLAIN_ANY || plain_same_block(t, c)) &&
-        pc_verdict_begin_quiet(&t->verdict)) {
-        t->stats[t->last_algo[c->coll]].calls++; /* native's, as dispatch left it */
+        plain_begin(t, c->coll))
         return run_native(c);
-    }
     if (t && !t->prof_known)
         t->prof = pc_prof_handle(), t->prof_known = 1;
     pc_prof_stamp_t s;
@@ -394,14 +408,10 @@ static inline pacoll_team_t *plain_team(MPI_Comm comm, pacoll_coll_t coll, const
                            .root = root};
         int count;
         MPI_Datatype dt;
-        pc_block_arg(&c, t->rank, &count, &dt);
-        if (dt != t->plain_block[coll].type || count != t->plain_block[coll].count)
+        if (!plain_known_block(t, &c, &count, &dt))
             return NULL;
     }
-    if (!pc_verdict_begin_quiet(&t->verdict))
-        return NULL;
-    t->stats[t->last_algo[coll]].calls++; /* native's, as dispatch left it */
-    return t;
+    return plain_begin(t, coll) ? t : NULL;
 }
 
 /* The internal entry points take the caller's return address (ra): the

@@ -219,40 +219,41 @@ int pc_team_may_run(const pacoll_team_t *t)
 
 static void rules_free_any(void *rs) { pc_rules_free(rs); }
 
-/* The rules every team of the process shares, parsed by the first team
- * that asks for them from this path ("" built in); NULL if they do not
- * parse (each team then parses them again to say why). */
-static pc_rules_t *shared_rules(const char *path)
+/* The rules every team of the process shares (the context's, from one
+ * path; "" built in): the context's if they came from path, else NULL. */
+static pc_rules_t *shared_rules(pc_context_t *ctx, const char *path)
 {
-    pc_context_t *ctx = pc_context_get(1);
     pc_rules_t *rs = NULL;
-    if (!ctx)
-        return NULL;
     pthread_mutex_lock(&ctx->lock);
-    if (ctx->rules && strcmp(ctx->rules_path, path) == 0) {
+    if (ctx->rules && strcmp(ctx->rules_path, path) == 0)
         rs = ctx->rules;
-    } else if (!ctx->rules) {
-        char err[8];
-        char *text = path[0] ? pc_file_read(path) : NULL;
-        const char *json = path[0] ? text : pacoll_default_rules_json;
-        char *copy = strdup(path);
-        if (json && copy && (rs = pc_rules_parse(json, path[0] ? path : "(built in)", err,
-                                                 sizeof err)) != NULL)
-            ctx->rules = rs, ctx->rules_path = copy, ctx->rules_free = rules_free_any;
-        else
-            free(copy);
-        free(text);
-    }
     pthread_mutex_unlock(&ctx->lock);
     return rs;
 }
 
+/* Gives rules parsed from path to the context if it has none yet: 1 when
+ * it took them (the team must not free them then). */
+static int share_rules(pc_context_t *ctx, const char *path, pc_rules_t *rs)
+{
+    char *copy = strdup(path);
+    int taken = 0;
+    pthread_mutex_lock(&ctx->lock);
+    if (copy && !ctx->rules)
+        ctx->rules = rs, ctx->rules_path = copy, ctx->rules_free = rules_free_any, taken = 1;
+    pthread_mutex_unlock(&ctx->lock);
+    if (!taken)
+        free(copy);
+    return taken;
+}
+
 /* Leaves t->rules set (empty after an error, which the first call reports
- * as a bad setting), so a team reads its rules once. */
+ * as a bad setting), so a team reads its rules once; the process parses
+ * them once, at its first team, and every later team shares them. */
 static void rules_load(pacoll_team_t *t)
 {
     char err[sizeof t->cfg.error_msg];
-    pc_rules_t *rs = shared_rules(t->cfg.rules_path);
+    pc_context_t *ctx = pc_context_get(1);
+    pc_rules_t *rs = ctx ? shared_rules(ctx, t->cfg.rules_path) : NULL;
     if (rs) { /* the context's: not the team's to free */
         t->rules = rs;
         t->rules_free = NULL;
@@ -267,6 +268,11 @@ static void rules_load(pacoll_team_t *t)
         else
             snprintf(err, sizeof err, "PACOLL_RULES='%s' cannot be read", t->cfg.rules_path);
         free(text);
+    }
+    if (rs && ctx && share_rules(ctx, t->cfg.rules_path, rs)) {
+        t->rules = rs;
+        t->rules_free = NULL;
+        return;
     }
     if (!rs) {
         t->cfg.error = MPI_ERR_ARG; /* reported at the first call, like any bad setting */

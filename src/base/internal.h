@@ -56,6 +56,11 @@ void pc_sim_delay(double seconds);
  * algorithms that copy many small pieces and charge them at once).
  * Elsewhere: nothing. */
 void pc_copy_charge(size_t n);
+/* Under SMPI: the seconds pc_copy_charge has charged this rank so far
+ * (PACOLL_TRACE's copy time), and the simulated clock, read without a
+ * simcall.  Elsewhere: 0, and the wall clock. */
+double pc_copy_charged(void);
+double pc_trace_clock(void);
 /* Under SMPI: lets the time charged so far pass before the flags that
  * follow are seen (SMPI injects charged time at the next MPI call).
  * Elsewhere: nothing. */

@@ -7,6 +7,7 @@
 #include "base/internal.h"
 
 #if PACOLL_UNDER_SMPI
+#include <simgrid/engine.h>
 #include <simgrid/host.h>
 #include <smpi/smpi.h>
 #endif
@@ -73,12 +74,37 @@ static double sim_copy_bw(void)
 }
 #endif
 
+#if PACOLL_UNDER_SMPI
+/* Like sim_copy_bw, one per simulated rank: only PACOLL_TRACE reads it. */
+static double copy_charged;
+#endif
+
 void pc_copy_charge(size_t n)
 {
 #if PACOLL_UNDER_SMPI
-    pc_sim_delay((double)n / sim_copy_bw());
+    double s = (double)n / sim_copy_bw();
+    copy_charged += s;
+    pc_sim_delay(s);
 #else
     PC_UNUSED(n);
+#endif
+}
+
+double pc_copy_charged(void)
+{
+#if PACOLL_UNDER_SMPI
+    return copy_charged;
+#else
+    return 0;
+#endif
+}
+
+double pc_trace_clock(void)
+{
+#if PACOLL_UNDER_SMPI
+    return simgrid_get_clock();
+#else
+    return PMPI_Wtime();
 #endif
 }
 

@@ -101,14 +101,35 @@ void pc_call_begin(pc_call_t *c, pc_chan_t *ch, const char *what)
     c->all_arrived = 0;
     c->bad_peer = -1;
     pc_wait_init(&c->w, ch, what);
+    if (ch->peers.cfg->trace)
+        ch->tr = (pc_trace_t){.t0 = pc_trace_clock(), .copy0 = pc_copy_charged()};
     if (ch->zputs)
         memset(ch->zputs, 0, (size_t)ch->peers.size * sizeof *ch->zputs);
+}
+
+/* PACOLL_TRACE's line: the call's time on this rank, split into copies,
+ * polls, blocked receives, waits for my writes, and the rest (sending,
+ * bookkeeping); then what this rank sent. */
+static void trace_line(const pc_call_t *c)
+{
+    const pc_chan_t *ch = c->ch;
+    const pc_trace_t *r = &ch->tr;
+    double us = 1e6, total = pc_trace_clock() - r->t0, copy = pc_copy_charged() - r->copy0;
+    pc_log("trace: %s call %llu rank %d: %.3f us = copies %.3f + polls %.3f (%u) + receives "
+           "%.3f (%u) + own writes %.3f + other %.3f; sent %u eager (%llu B), %u adv, %u writes "
+           "(%llu B)",
+           c->w.what, (unsigned long long)c->seq, ch->peers.rank, total * us, copy * us,
+           r->poll * us, r->polls, r->recv * us, r->recvs, r->xfer * us,
+           (total - copy - r->poll - r->recv - r->xfer) * us, r->eager,
+           (unsigned long long)r->eager_bytes, r->adv, r->zput, (unsigned long long)r->zput_bytes);
 }
 
 int pc_call_end(pc_call_t *c)
 {
     pc_chan_t *ch = c->ch;
     int rc = pc_flush(c);
+    if (ch->peers.cfg->trace == 2 || (ch->peers.cfg->trace == 1 && ch->peers.rank == 0))
+        trace_line(c);
     pc_regcache_end_call(ch);
     if (c->all_arrived && c->seq - 1 > ch->floor)
         ch->floor = c->seq - 1;
@@ -209,6 +230,7 @@ int pc_eager_put(pc_call_t *c, int peer, const void *src, size_t n)
     if (rc != MPI_SUCCESS)
         return rc;
     c->ch->eager_bytes += n;
+    c->ch->tr.eager++, c->ch->tr.eager_bytes += n;
     return pc_transport_of(c->ch, peer)->eager_put(c, peer, pc_gen_of(c->seq), src, n);
 }
 
@@ -263,6 +285,7 @@ int pc_advertise(pc_call_t *c, int peer, void *at, size_t len)
     MPI_Aint addr;
     PMPI_Get_address(at, &addr);
     ch->adv_sent++;
+    ch->tr.adv++;
     uint64_t *f = ch->advbuf[peer];
     f[0] = (uint64_t)addr, f[1] = len, f[2] = (uint64_t)getpid(), f[3] = c->seq;
     return pc_transport_of(ch, peer)->advertise(c, peer, f);
@@ -308,6 +331,7 @@ int pc_zput(pc_call_t *c, int peer, const pc_remote_t *rem, size_t off, const vo
     }
     uint64_t done = (c->seq << PC_DONE_SHIFT) | ++ch->zputs[peer];
     ch->zput_bytes += n;
+    ch->tr.zput++, ch->tr.zput_bytes += n;
     return pc_transport_of(ch, peer)->zput(c, peer, rem->addr + off, rem->pid, src, n, done);
 }
 

@@ -68,6 +68,18 @@ typedef struct pc_pending { /* a put whose flag is not yet written */
     uint64_t value;
 } pc_pending_t;
 
+/* PACOLL_TRACE: where one call's time went on this rank (simulated time
+ * under SMPI, wall time elsewhere), printed by pc_call_end. */
+typedef struct pc_trace {
+    double t0, copy0; /* at pc_call_begin: the clock, pc_copy_charged() */
+    double poll;      /* in the wait layer's polls (back-off, probes) */
+    double recv;      /* blocked in a receive for a message that was sent (SMPI) */
+    double xfer;      /* waiting for my own zero-copy writes to land (SMPI) */
+    unsigned polls, recvs;
+    unsigned eager, adv, zput; /* messages sent: eager blocks, advertisements, writes */
+    uint64_t eager_bytes, zput_bytes;
+} pc_trace_t;
+
 typedef struct pc_transport pc_transport_t; /* channel/transport.h */
 struct pc_smpi;                               /* channel/smpi.c */
 
@@ -101,6 +113,7 @@ typedef struct pc_chan {
      * pc_call_all_arrived): its slots of those calls are free again. */
     uint64_t floor;
     uint64_t seq;         /* call sequence number */
+    pc_trace_t tr;        /* PACOLL_TRACE, this call */
     struct pc_smpi *smpi; /* the simulator's transport state (NULL elsewhere) */
 } pc_chan_t;
 

@@ -22,6 +22,7 @@ typedef struct pc_chan_cfg {
     int stripe;         /* PACOLL_STRIPE: pieces per large put, >= 1 */
     double timeout;     /* PACOLL_TIMEOUT seconds, 0 = never */
     int verbose;        /* PACOLL_VERBOSE */
+    int trace;          /* PACOLL_TRACE: 0 off, 1 rank 0's calls, 2 every rank's */
     int transport;      /* PACOLL_TRANSPORT: enum pc_transport_choice */
     int regcache;       /* PACOLL_REGCACHE: 0 attaches for one call only */
     size_t eager_bytes; /* PACOLL_EAGER: largest copy-based message */

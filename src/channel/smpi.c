@@ -98,6 +98,18 @@ static int anything_pending(pc_chan_t *ch)
  * experiments that need it turn it on.
  * That receive writes into buf when the data lands, so buf must be the
  * channel's memory (a slot or mailbox word), never the stack. */
+/* A blocking receive of a message already sent (PACOLL_TRACE counts the
+ * time: the rest of its transfer). */
+static int recv_sent(pc_chan_t *ch, int peer, int tag, void *buf, size_t cap)
+{
+    double t0 = ch->peers.cfg->trace ? simgrid_get_clock() : 0;
+    int ok = PMPI_Recv(buf, (int)cap, MPI_BYTE, peer, tag, ch->peers.comm, MPI_STATUS_IGNORE) ==
+             MPI_SUCCESS;
+    if (ch->peers.cfg->trace)
+        ch->tr.recv += simgrid_get_clock() - t0, ch->tr.recvs++;
+    return ok;
+}
+
 static int take(pc_chan_t *ch, int peer, int tag, void *buf, size_t cap)
 {
     pc_smpi_t *s = ch->smpi;
@@ -106,7 +118,7 @@ static int take(pc_chan_t *ch, int peer, int tag, void *buf, size_t cap)
     MPI_Request *rq = &s->rq[(size_t)peer * KINDS + (size_t)kind];
     int flag = 0;
     if (s->block) /* a wait for exactly this message: see block_begin */
-        return PMPI_Recv(buf, (int)cap, MPI_BYTE, peer, tag, comm, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+        return recv_sent(ch, peer, tag, buf, cap);
     if (*rq == MPI_REQUEST_NULL) {
         if (!anything_pending(ch))
             return 0;
@@ -115,8 +127,7 @@ static int take(pc_chan_t *ch, int peer, int tag, void *buf, size_t cap)
         if (!flag)
             return 0;
         if (!s->tested)
-            return PMPI_Recv(buf, (int)cap, MPI_BYTE, peer, tag, comm, MPI_STATUS_IGNORE) ==
-                   MPI_SUCCESS;
+            return recv_sent(ch, peer, tag, buf, cap);
         if (PMPI_Irecv(buf, (int)cap, MPI_BYTE, peer, tag, comm, rq) != MPI_SUCCESS)
             return 0;
     }
@@ -220,7 +231,10 @@ static void transfer_complete(pc_chan_t *ch, int peer)
             s->xfer[kept] = s->xfer[i];
             s->xfer_peer[kept++] = s->xfer_peer[i];
         } else {
+            double t0 = ch->peers.cfg->trace ? simgrid_get_clock() : 0;
             pc_sim_transfer_wait((sg_comm_t)s->xfer[i]);
+            if (ch->peers.cfg->trace)
+                ch->tr.xfer += simgrid_get_clock() - t0;
         }
     }
     s->nxfer = kept;
@@ -337,8 +351,12 @@ static int transfer_flush(pc_call_t *c)
     pc_chan_t *ch = c->ch;
     int rc = transfer_flush_landed(c);
     while (rc == MPI_SUCCESS && ch->npending > 0) {
-        if (ch->smpi->nxfer > 0)
+        if (ch->smpi->nxfer > 0) {
+            double t0 = ch->peers.cfg->trace ? simgrid_get_clock() : 0;
             pc_sim_transfer_wait_any((const sg_comm_t *)ch->smpi->xfer, (size_t)ch->smpi->nxfer);
+            if (ch->peers.cfg->trace)
+                ch->tr.xfer += simgrid_get_clock() - t0;
+        }
         rc = transfer_flush_landed(c);
     }
     return rc;

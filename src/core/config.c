@@ -31,6 +31,9 @@ static const pc_param_t p_stats = {
 static const pc_param_t p_verbose = {
     .env = "PACOLL_VERBOSE", .kind = PC_PARAM_BOOL, .dflt = 0,
     .help = "explain choices and hand-offs to the MPI library, once per reason"};
+static const pc_param_t p_trace = {
+    .env = "PACOLL_TRACE", .kind = PC_PARAM_INT, .dflt = 0, .lo = 0, .hi = 2,
+    .help = "one line per call: where its time went (1: rank 0, 2: every rank)"};
 /* Open MPI 4.1's osc/ucx crashes in MPI_Win_free once buffers that stayed
  * attached were freed by the application: attach for one call only there,
  * unless the user opts in (docs/ARCHITECTURE.md). */
@@ -75,7 +78,7 @@ static const pc_param_t p_nic = {
     .nchoices = 3, .help = "what the network interface does when more cores push (a rule condition)"};
 
 static const pc_param_t *const shared_params[] = {
-    &p_ports, &p_stripe, &p_timeout, &p_stats, &p_verbose, &p_regcache, &p_transport,
+    &p_ports, &p_stripe, &p_timeout, &p_stats, &p_verbose, &p_trace, &p_regcache, &p_transport,
     &p_sim_put, &p_sim_tested, &p_sim_copy_bw, &p_eager, &p_slot_budget, &p_shm_max, &p_nic, NULL};
 
 /* ---------------------------------------------------------- reading */
@@ -196,6 +199,7 @@ void pc_config_read(pc_config_t *cfg)
     ch->timeout = read_param(cfg, &p_timeout);
     cfg->stats = (int)read_param(cfg, &p_stats);
     ch->verbose = (int)read_param(cfg, &p_verbose);
+    ch->trace = (int)read_param(cfg, &p_trace);
     ch->regcache = (int)read_param(cfg, &p_regcache);
     ch->transport = (int)read_param(cfg, &p_transport);
     ch->sim_put = (int)read_param(cfg, &p_sim_put);

@@ -23,6 +23,8 @@ extern const pacoll_algo_t pc_gather_direct;
 extern const pacoll_algo_t pc_allgather_rd_rdma, pc_allgather_ring_rdma;
 /* multirail (flat k-port algorithms) */
 extern const pacoll_algo_t pc_gather_binomial;
+/* beyond the seeds: MVAPICH2's two-level gather */
+extern const pacoll_algo_t pc_gather_two_level;
 extern const pacoll_algo_t pc_allgather_bruck;
 extern const pacoll_algo_t pc_allgather_exchange;
 extern const pacoll_algo_t pc_alltoall_bruck;
@@ -47,6 +49,8 @@ static const pacoll_algo_t *const table[] = {
     &pc_alltoall_leader, &pc_alltoall_multileader,
     &pc_allgather_smp_gather_bcast, &pc_allgather_smp_direct, &pc_allgather_smp_bruck,
     &pc_alltoallv_sloav, &pc_alltoallv_sloavx,
+    /* beyond the seeds */
+    &pc_gather_two_level,
 };
 
 _Static_assert(sizeof table / sizeof table[0] <= PC_MAX_ALGOS, "raise PC_MAX_ALGOS");

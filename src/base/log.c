@@ -79,7 +79,8 @@ static double sim_copy_bw(void)
  * (pc_copy_refund).  Per simulated rank, SMPI only: simulation accounting,
  * not library state. */
 typedef struct sim_fair {
-    int read, on;
+    int read;
+    double limit; /* PACOLL_SIM_FAIR: the eager limit, 0 = off */
     double shm_lat, shm_bw;
     size_t credit;
 } sim_fair_t;
@@ -88,8 +89,8 @@ static sim_fair_t *sim_fair(void)
 {
     static sim_fair_t f;
     if (!f.read) {
-        const char *on = getenv("PACOLL_SIM_FAIR");
-        f.on = on && strcmp(on, "1") == 0;
+        if (pc_parse_positive(getenv("PACOLL_SIM_FAIR"), &f.limit) != 0)
+            f.limit = 0;
         if (pc_parse_positive(getenv("PACOLL_SIM_SHM_LAT"), &f.shm_lat) != 0)
             f.shm_lat = PC_SIM_SHM_LAT_DEFAULT;
         if (pc_parse_positive(getenv("PACOLL_SIM_SHM_BW"), &f.shm_bw) != 0)
@@ -116,7 +117,7 @@ void pc_copy_refund(size_t n)
 {
 #if PACOLL_UNDER_SMPI
     sim_fair_t *f = sim_fair();
-    if (f->on)
+    if ((double)n < f->limit) /* smpi/or charges only what was sent eagerly */
         f->credit += n;
 #else
     PC_UNUSED(n);
@@ -127,7 +128,7 @@ void pc_sim_shm_message(size_t n)
 {
 #if PACOLL_UNDER_SMPI
     sim_fair_t *f = sim_fair();
-    if (f->on)
+    if (f->limit > 0)
         pc_sim_delay(f->shm_lat + (double)n / f->shm_bw);
 #else
     PC_UNUSED(n);

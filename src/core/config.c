@@ -61,10 +61,11 @@ static const pc_param_t p_sim_copy_bw = {
  * validated here; pc_copy_charge and pc_sim_shm_message (base/log.c) read
  * them. */
 static const pc_param_t p_sim_fair = {
-    .env = "PACOLL_SIM_FAIR", .kind = PC_PARAM_INT, .dflt = 0, .lo = 0, .hi = 1,
-    .help = "SMPI only: the platform charges eager copies (smpi/os, ois, or): pacoll does not "
-            "charge a network eager block's copy-out again, and its shared-memory eager "
-            "messages pay the intra-node latency and bandwidth as the peers' do"};
+    .env = "PACOLL_SIM_FAIR", .kind = PC_PARAM_SIZE, .dflt = 0, .lo = 0, .hi = 0x1p31,
+    .help = "SMPI only: 0, or the eager limit below which the platform charges a message's "
+            "copies (smpi/os, ois, or): pacoll does not charge such a network eager block's "
+            "copy-out again, and its shared-memory eager messages pay the intra-node latency "
+            "and bandwidth as the peers' do"};
 static const pc_param_t p_sim_shm_lat = {
     .env = "PACOLL_SIM_SHM_LAT", .kind = PC_PARAM_NUMBER, .dflt = PC_SIM_SHM_LAT_DEFAULT,
     .help = "SMPI only, PACOLL_SIM_FAIR=1: the intra-node message latency, seconds"};

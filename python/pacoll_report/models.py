@@ -21,7 +21,8 @@ import sys
 from typing import Dict, List, Optional, Tuple
 
 from .load import read_json, summary_median
-from .results import AUTO_PREFIX, PEER_PREFIX, SELECTORS, find_root, md_table
+from .results import (AUTO_PREFIX, PEER_PREFIX, SELECTORS, Published, claim_row, find_root,
+                      md_table)
 from .units import size_label
 
 # a point counts as a loss below this ratio (issue 25's "at least 0.97x")
@@ -103,6 +104,35 @@ def compare(pub: Dict, other: Dict) -> Tuple[List[List[str]], List[List[str]]]:
     return rows, summary
 
 
+class FolderRuns(Published):
+    """Published's reader over one run folder (sim/results/EXP-MODEL/json)
+    instead of sim/published/EXP."""
+
+    def __init__(self, exp: str, folder: str):
+        super().__init__(os.path.dirname(folder))
+        self.exp, self.folder = exp, folder
+
+    def file(self, exp: str, key: str) -> Optional[dict]:
+        if exp != self.exp:
+            return None
+        path = os.path.join(self.folder, key + ".json")
+        return read_json(path, "run", ModelsError) if os.path.exists(path) else None
+
+
+def claims(root: str, exp: str, folder: str, model: str) -> List[List[str]]:
+    """The papers' claims on this experiment (sim/claims.json), measured in
+    both models (docs/RESULTS.md's "simulated ratio")."""
+    data = read_json(os.path.join(root, "sim", "claims.json"), "claims", ModelsError)
+    pub, other = Published(os.path.join(root, "sim", "published")), FolderRuns(exp, folder)
+    rows = []
+    for c in data.get("claims", data if isinstance(data, list) else []):
+        if c.get("experiment") != exp:
+            continue
+        a, b = claim_row(c, pub), claim_row(c, other)
+        rows.append([a[1], a[2], a[3], f"{a[8]} ({a[5]} / {a[6]})", f"{b[8]} ({b[5]} / {b[6]})"])
+    return rows
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="compare-models", description=__doc__.split("\n\n")[0])
     ap.add_argument("experiment")
@@ -110,12 +140,18 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--model", default="fair", help="the other model's name (default fair)")
     ap.add_argument("--other", help="its json folder (default sim/results/EXP-MODEL/json)")
     ap.add_argument("--summary", action="store_true", help="only the summary table")
+    ap.add_argument("--claims", action="store_true",
+                    help="only the papers' claims on this experiment, in both models")
     a = ap.parse_args(argv)
     root = a.root or find_root()
+    folder = a.other or os.path.join(root, "sim", "results", f"{a.experiment}-{a.model}", "json")
     try:
+        if a.claims:
+            print(md_table(["figure", "claim", "paper", "published (pacoll / baseline, us)",
+                            a.model], claims(root, a.experiment, folder, a.model)))
+            return 0
         pub = points(os.path.join(root, "sim", "published", a.experiment))
-        other = points(a.other or os.path.join(root, "sim", "results",
-                                               f"{a.experiment}-{a.model}", "json"))
+        other = points(folder)
         rows, summary = compare(pub, other)
     except ModelsError as e:
         print(f"compare-models: {e}", file=sys.stderr)

@@ -588,3 +588,70 @@ def test_bounds_section(tmp_path):
     assert rows[0][6] == "37 (ompi)" and rows[0][7] == f"{b / 37:.3f}"
     assert "**`exp`**: 1 of 1 bounded points visibly unbeatable" in text
     assert "pacoll's best within 5% at 0." in text
+
+
+def test_fair_model_charges_both_sides_the_same_copies():
+    """--model fair: every platform gets the eager copy options at its copy
+    bandwidth and the eager limit, and pacoll's runs and the peers' alike
+    get PACOLL_SIM_FAIR; a platform whose host props override --cfg is
+    refused; --publish is refused; the results go to EXP-fair."""
+    run = load_sim_run()
+    platforms = run.fair_platforms(run.load_platforms())
+    p = platforms["pap_aware_4x4"]
+    assert "--cfg=smpi/or:0:0:5e-10" in p["cfg"]
+    assert "--cfg=smpi/ois:0:0:5e-10;12287:0:0" in p["cfg"]
+    assert "--cfg=smpi/send-is-detached-thresh:12288" in p["cfg"]
+    assert p["env"]["PACOLL_SIM_FAIR"] == "12288"
+    assert float(p["env"]["PACOLL_SIM_SHM_LAT"]) == 0.25e-6
+    assert "--cfg=smpi/or:0:0:1e-09" in platforms["multirail_4x4"]["cfg"]
+
+    def cmd(platform, peer):
+        pt = run.Point(runner="pacoll" if not peer else "peer", algos=["direct"], peer=peer,
+                       platform=platform, coll="alltoall", ranks=16, skew={}, rpn=None,
+                       size="1k", args=[], env={}, iters=1, warmup=0, repeat=1, seed=1,
+                       budget="1M", pp_peer=1, timeout=None, sweep="t")
+        return run.command(pt, platforms, "/x/pacoll-bench", "/tmp/x/raw/p.json")
+    for peer in (None, "mpich"):
+        c, env = cmd("pap_aware_4x4", peer)
+        assert env["PACOLL_SIM_FAIR"] == "12288" and "--cfg=smpi/or:0:0:5e-10" in c
+        # the eager limit given last, after sim/run's base options
+        assert c.index("--cfg=smpi/async-small-thresh:12288") > \
+            c.index("--cfg=smpi/async-small-thresh:65536")
+    with pytest.raises(run.SimError):
+        cmd("sloavx_jaguar_64x16", None)
+    r = subprocess.run([sys.executable, os.path.join(SIM, "run"), "ci_small", "--model", "fair",
+                        "--publish", "--bench", "/nonexistent/pacoll-bench"],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and "not published" in r.stderr + r.stdout
+    r = subprocess.run([sys.executable, os.path.join(SIM, "run"), "ci_small", "--model", "fair",
+                        "--dry-run", "--only", "direct", "--bench", "/nonexistent/pacoll-bench"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "/results/ci_small-fair/raw/" in r.stdout and "PACOLL_SIM_FAIR=12288" in r.stdout
+
+
+def test_compare_models_ratios_and_losses(tmp_path):
+    from pacoll_report import models
+
+    def run_file(folder, times):
+        os.makedirs(folder, exist_ok=True)
+        res = [{"bytes": b, "algos": [{"name": n, "summary": {"avg_us": {"median": v}}}
+                                      for n, v in t.items()]} for b, t in times.items()]
+        with open(os.path.join(folder, "x_alltoall_16r.json"), "w") as f:
+            json.dump({"results": res}, f)
+    pub, fair = str(tmp_path / "pub"), str(tmp_path / "fair")
+    run_file(pub, {8: {"direct": 10.0, "native:ompi": 9.0, "native:mpich": 12.0,
+                       "auto:ompi": 9.0},
+                   64: {"direct": 20.0, "bruck": 10.0, "native:ompi": 30.0}})
+    run_file(fair, {8: {"direct": 10.0, "native:ompi": 11.0, "native:mpich": 12.0,
+                        "auto:ompi": 10.0},
+                    64: {"direct": 20.0, "bruck": 10.0, "native:ompi": 30.0}})
+    rows, summary = models.compare(models.points(pub), models.points(fair))
+    assert rows[0][:2] == ["x_alltoall_16r", "8 B"]
+    assert rows[0][2] == "**0.90** (direct / ompi)" and rows[0][3] == "1.10 (direct / ompi)"
+    assert rows[1][2] == rows[1][3] == "3.00 (bruck / ompi)"
+    by = {r[0]: r[1:] for r in summary}
+    assert by["points below 0.97x (of 2)"] == ["1", "0"]
+    assert by["worst point"] == ["0.90x", "1.10x"]
+    assert by["native:ompi / auto:ompi, geometric mean (worst)"] == ["1.00x (1.00x)",
+                                                                      "1.10x (1.10x)"]

@@ -291,12 +291,27 @@ def render(p):
     return xml, hosts
 
 
+UNITS = {"GBps": 1e9, "MBps": 1e6, "us": 1e-6, "ns": 1e-9, "ms": 1e-3}
+
+
+def number(v):
+    """'6GBps' -> 6e9, '0.25us' -> 2.5e-07"""
+    for u, f in UNITS.items():
+        if v.endswith(u):
+            return float(v[:-len(u)]) * f
+    raise ValueError(f"no unit in {v!r}")
+
+
 def manifest():
     m = {}
     for p in PLATFORMS:
+        # the peers' intra-node message: loopback (cluster) or membus (full)
+        shm_lat, shm_bw = ((p["loopback_lat"], p["loopback_bw"]) if p["kind"] == "cluster"
+                           else (p["mem_lat"], p["mem_bw"]))
         m[p["name"]] = {
             "xml": p["name"] + ".xml", "hosts": p["name"] + ".hosts",
             "nodes": p["nodes"], "cores": p["cores"], "copy_bw": p["copy_bw"],
+            "shm_lat": number(shm_lat), "shm_bw": number(shm_bw), "props": bool(p.get("props")),
             "cfg": FACTORS.split() + p.get("cfg", []), "title": p["title"], "source": " ".join(p["source"])}
     return json.dumps(m, indent=1) + "\n"
 

@@ -69,6 +69,21 @@ void pc_charge_settle(void);
  * validates the variable with it at team creation, so a malformed value
  * is reported, not replaced). */
 #define PC_SIM_COPY_BW_DEFAULT 10e9
+/* The fair model (PACOLL_SIM_FAIR=L, the eager limit, set by sim/run --model
+ * fair; docs/SIM.md, "The fair model"): there the platform charges the
+ * copy-in and copy-out of every message below L bytes through SMPI's
+ * smpi/os, ois and or, pacoll's messages and the peers' alike.  Under SMPI,
+ * pc_copy_refund says that the receive of n bytes of a network eager block
+ * was charged its copy-out already (n < L), so the next n bytes
+ * pc_copy_charge would charge are not charged again; pc_sim_shm_message charges a shared-memory eager message what the
+ * peers' intra-node messages pay besides their copies: the platform's
+ * intra-node latency and n bytes at its intra-node bandwidth
+ * (PACOLL_SIM_SHM_LAT, PACOLL_SIM_SHM_BW).  Without the fair model, and
+ * outside SMPI, both do nothing. */
+void pc_copy_refund(size_t n);
+void pc_sim_shm_message(size_t n);
+#define PC_SIM_SHM_LAT_DEFAULT 0.25e-6
+#define PC_SIM_SHM_BW_DEFAULT 6e9
 int pc_parse_positive(const char *s, double *out);
 /* A whole file as a NUL-terminated string (malloc'd), or NULL. */
 char *pc_file_read(const char *path);

@@ -77,14 +77,65 @@ static double sim_copy_bw(void)
 #if PACOLL_UNDER_SMPI
 /* Like sim_copy_bw, one per simulated rank: only PACOLL_TRACE reads it. */
 static double copy_charged;
+
+/* The fair model's settings, read once per simulated rank as above, and
+ * the copy-out already charged by the platform and not yet refunded
+ * (pc_copy_refund).  Per simulated rank, SMPI only: simulation accounting,
+ * not library state. */
+typedef struct sim_fair {
+    int read;
+    double limit; /* PACOLL_SIM_FAIR: the eager limit, 0 = off */
+    double shm_lat, shm_bw;
+    size_t credit;
+} sim_fair_t;
+
+static sim_fair_t *sim_fair(void)
+{
+    static sim_fair_t f;
+    if (!f.read) {
+        if (pc_parse_positive(getenv("PACOLL_SIM_FAIR"), &f.limit) != 0)
+            f.limit = 0;
+        if (pc_parse_positive(getenv("PACOLL_SIM_SHM_LAT"), &f.shm_lat) != 0)
+            f.shm_lat = PC_SIM_SHM_LAT_DEFAULT;
+        if (pc_parse_positive(getenv("PACOLL_SIM_SHM_BW"), &f.shm_bw) != 0)
+            f.shm_bw = PC_SIM_SHM_BW_DEFAULT;
+        f.read = 1;
+    }
+    return &f;
+}
 #endif
 
 void pc_copy_charge(size_t n)
 {
 #if PACOLL_UNDER_SMPI
-    double s = (double)n / sim_copy_bw();
+    sim_fair_t *f = sim_fair();
+    size_t paid = f->credit < n ? f->credit : n;
+    f->credit -= paid;
+    double s = (double)(n - paid) / sim_copy_bw();
     copy_charged += s;
     pc_sim_delay(s);
+#else
+    PC_UNUSED(n);
+#endif
+}
+
+void pc_copy_refund(size_t n)
+{
+#if PACOLL_UNDER_SMPI
+    sim_fair_t *f = sim_fair();
+    if ((double)n < f->limit) /* smpi/or charges only what was sent eagerly */
+        f->credit += n;
+#else
+    PC_UNUSED(n);
+#endif
+}
+
+void pc_sim_shm_message(size_t n)
+{
+#if PACOLL_UNDER_SMPI
+    sim_fair_t *f = sim_fair();
+    if (f->limit > 0)
+        pc_sim_delay(f->shm_lat + (double)n / f->shm_bw);
 #else
     PC_UNUSED(n);
 #endif

@@ -53,6 +53,7 @@ static int eager_put(pc_call_t *c, int peer, int gen, const void *src, size_t n)
     const pc_chan_t *ch = c->ch;
     char *b = box(ch, ch->peers.host_of[peer]);
     pc_copy(b + pc_slot_off(ch->peers.host_size, ch->peers.host_rank, gen, ch->shm_slot), src, n);
+    pc_sim_shm_message(n); /* the fair model: what a peer's intra-node message pays besides its copies */
     pc_store_rel(&entry_to(ch, peer)->flag[gen], pc_eager_flag(c->seq, n));
     return MPI_SUCCESS;
 }

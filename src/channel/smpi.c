@@ -100,17 +100,16 @@ static int anything_pending(pc_chan_t *ch)
  * channel's memory (a slot or mailbox word), never the stack. */
 /* A blocking receive of a message already sent (PACOLL_TRACE counts the
  * time: the rest of its transfer). */
-static int recv_sent(pc_chan_t *ch, int peer, int tag, void *buf, size_t cap)
+static int recv_sent(pc_chan_t *ch, int peer, int tag, void *buf, size_t cap, MPI_Status *st)
 {
     double t0 = ch->peers.cfg->trace ? simgrid_get_clock() : 0;
-    int ok = PMPI_Recv(buf, (int)cap, MPI_BYTE, peer, tag, ch->peers.comm, MPI_STATUS_IGNORE) ==
-             MPI_SUCCESS;
+    int ok = PMPI_Recv(buf, (int)cap, MPI_BYTE, peer, tag, ch->peers.comm, st) == MPI_SUCCESS;
     if (ch->peers.cfg->trace)
         ch->tr.recv += simgrid_get_clock() - t0, ch->tr.recvs++;
     return ok;
 }
 
-static int take(pc_chan_t *ch, int peer, int tag, void *buf, size_t cap)
+static int take_status(pc_chan_t *ch, int peer, int tag, void *buf, size_t cap, MPI_Status *st)
 {
     pc_smpi_t *s = ch->smpi;
     MPI_Comm comm = ch->peers.comm;
@@ -118,7 +117,7 @@ static int take(pc_chan_t *ch, int peer, int tag, void *buf, size_t cap)
     MPI_Request *rq = &s->rq[(size_t)peer * KINDS + (size_t)kind];
     int flag = 0;
     if (s->block) /* a wait for exactly this message: see block_begin */
-        return recv_sent(ch, peer, tag, buf, cap);
+        return recv_sent(ch, peer, tag, buf, cap, st);
     if (*rq == MPI_REQUEST_NULL) {
         if (!anything_pending(ch))
             return 0;
@@ -127,12 +126,21 @@ static int take(pc_chan_t *ch, int peer, int tag, void *buf, size_t cap)
         if (!flag)
             return 0;
         if (!s->tested)
-            return recv_sent(ch, peer, tag, buf, cap);
+            return recv_sent(ch, peer, tag, buf, cap, st);
         if (PMPI_Irecv(buf, (int)cap, MPI_BYTE, peer, tag, comm, rq) != MPI_SUCCESS)
             return 0;
     }
-    PMPI_Test(rq, &flag, MPI_STATUS_IGNORE);
+    PMPI_Test(rq, &flag, st);
     return flag;
+}
+
+static int take(pc_chan_t *ch, int peer, int tag, void *buf, size_t cap, int *count)
+{
+    MPI_Status st;
+    int got = take_status(ch, peer, tag, buf, cap, &st);
+    if (got && count)
+        PMPI_Get_count(&st, MPI_BYTE, count);
+    return got;
 }
 
 /* A wait for one peer's message of one kind receives it with a blocking
@@ -258,9 +266,12 @@ static const void *eager_poll(pc_call_t *c, int peer, int gen, uint64_t *flag)
     pc_chan_t *ch = c->ch;
     pc_entry_t *e = pc_win_entry(ch, peer);
     char *slot = pc_win_slot(ch, peer, gen);
+    int got = 0;
     if (!pc_flag_of_call(*flag = pc_load_acq(&e->flag[gen]), c->seq)) {
-        if (!take(ch, peer, TAG_EAGER + gen, slot, ch->slot))
+        if (!take(ch, peer, TAG_EAGER + gen, slot, ch->slot, &got))
             return NULL;
+        /* the fair model's smpi/or charged this block's copy-out on arrival */
+        pc_copy_refund((size_t)got);
         e->flag[gen] = *flag = pc_eager_flag(c->seq, PC_LEN_UNCHECKED);
     }
     return slot;
@@ -278,7 +289,7 @@ static const pc_entry_t *adv_poll(pc_call_t *c, int peer)
     if (pc_load_acq(&e->adv_seq) == c->seq)
         return e;
     /* adv_addr .. adv_seq are four consecutive words */
-    if (!take(c->ch, peer, TAG_ADV, &e->adv_addr, 4 * sizeof(uint64_t)) || e->adv_seq != c->seq)
+    if (!take(c->ch, peer, TAG_ADV, &e->adv_addr, 4 * sizeof(uint64_t), NULL) || e->adv_seq != c->seq)
         return NULL;
     return e;
 }
@@ -287,7 +298,7 @@ static int done_poll(pc_call_t *c, int peer, uint64_t want)
 {
     pc_entry_t *e = pc_win_entry(c->ch, peer);
     uint64_t *v = &c->ch->smpi->done[peer];
-    while (pc_load_acq(&e->done) < want && take(c->ch, peer, TAG_DONE, v, sizeof *v))
+    while (pc_load_acq(&e->done) < want && take(c->ch, peer, TAG_DONE, v, sizeof *v, NULL))
         if (*v > e->done)
             e->done = *v;
     return pc_load_acq(&e->done) >= want;

@@ -60,6 +60,21 @@ static const pc_param_t p_sim_tested = {
 static const pc_param_t p_sim_copy_bw = {
     .env = "PACOLL_SIM_COPY_BW", .kind = PC_PARAM_NUMBER, .dflt = PC_SIM_COPY_BW_DEFAULT,
     .help = "SMPI only: modelled copy bandwidth, bytes/s"};
+/* The fair model (sim/run --model fair; docs/SIM.md, "The fair model"):
+ * validated here; pc_copy_charge and pc_sim_shm_message (base/log.c) read
+ * them. */
+static const pc_param_t p_sim_fair = {
+    .env = "PACOLL_SIM_FAIR", .kind = PC_PARAM_SIZE, .dflt = 0, .lo = 0, .hi = 0x1p31,
+    .help = "SMPI only: 0, or the eager limit below which the platform charges a message's "
+            "copies (smpi/os, ois, or): pacoll does not charge such a network eager block's "
+            "copy-out again, and its shared-memory eager messages pay the intra-node latency "
+            "and bandwidth as the peers' do"};
+static const pc_param_t p_sim_shm_lat = {
+    .env = "PACOLL_SIM_SHM_LAT", .kind = PC_PARAM_NUMBER, .dflt = PC_SIM_SHM_LAT_DEFAULT,
+    .help = "SMPI only, PACOLL_SIM_FAIR=1: the intra-node message latency, seconds"};
+static const pc_param_t p_sim_shm_bw = {
+    .env = "PACOLL_SIM_SHM_BW", .kind = PC_PARAM_NUMBER, .dflt = PC_SIM_SHM_BW_DEFAULT,
+    .help = "SMPI only, PACOLL_SIM_FAIR=1: the intra-node message bandwidth, bytes/s"};
 /* Single-copy wins above 4 KB on one host (docs/ARCHITECTURE.md). */
 static const pc_param_t p_eager = {
     .env = "PACOLL_EAGER", .kind = PC_PARAM_SIZE, .dflt = 4096, .lo = 0, .hi = 0x1p63,
@@ -79,7 +94,8 @@ static const pc_param_t p_nic = {
 
 static const pc_param_t *const shared_params[] = {
     &p_ports, &p_stripe, &p_timeout, &p_stats, &p_verbose, &p_trace, &p_regcache, &p_transport,
-    &p_sim_put, &p_sim_tested, &p_sim_copy_bw, &p_eager, &p_slot_budget, &p_shm_max, &p_nic, NULL};
+    &p_sim_put, &p_sim_tested, &p_sim_copy_bw, &p_sim_fair, &p_sim_shm_lat,
+    &p_sim_shm_bw, &p_eager, &p_slot_budget, &p_shm_max, &p_nic, NULL};
 
 /* ---------------------------------------------------------- reading */
 
@@ -205,6 +221,9 @@ void pc_config_read(pc_config_t *cfg)
     ch->sim_put = (int)read_param(cfg, &p_sim_put);
     ch->sim_tested = (int)read_param(cfg, &p_sim_tested);
     read_param(cfg, &p_sim_copy_bw);
+    read_param(cfg, &p_sim_fair);
+    read_param(cfg, &p_sim_shm_lat);
+    read_param(cfg, &p_sim_shm_bw);
     ch->eager_bytes = (size_t)read_param(cfg, &p_eager);
     ch->slot_budget = (size_t)read_param(cfg, &p_slot_budget);
     ch->shm_max = (size_t)read_param(cfg, &p_shm_max);

@@ -1,0 +1,168 @@
+"""Two cost models side by side: the published runs of an experiment
+(sim/published/EXP/*.json) against the same experiment run under another
+model (sim/run EXP --model fair: sim/results/EXP-fair/json/*.json), point by
+point (run file, size): the best peer against pacoll's best algorithm, and
+auto against native per selector, in each model (docs/SIM.md, "The fair
+model").
+
+    sim/compare-models pap_aware              # markdown on stdout
+    sim/compare-models pap_aware --other DIR  # another run's json/ folder
+
+Ratios are best peer time / best pacoll time (above 1: pacoll faster), the
+same as docs/RESULTS.md's, of the average over ranks of the time in the call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from typing import Dict, List, Optional, Tuple
+
+from .load import read_json, summary_median
+from .results import (AUTO_PREFIX, PEER_PREFIX, SELECTORS, Published, claim_row, find_root,
+                      md_table)
+from .units import size_label
+
+# a point counts as a loss below this ratio (issue 25's "at least 0.97x")
+LOSS = 0.97
+
+
+class ModelsError(Exception):
+    pass
+
+
+def points(folder: str) -> Dict[Tuple[str, int], Dict[str, float]]:
+    """{(run file, bytes): {algorithm: median avg_us}} of one folder."""
+    out: Dict[Tuple[str, int], Dict[str, float]] = {}
+    if not os.path.isdir(folder):
+        raise ModelsError(f"{folder}: no such folder")
+    for fn in sorted(os.listdir(folder)):
+        if not fn.endswith(".json") or fn == "summary.json":
+            continue
+        r = read_json(os.path.join(folder, fn), "run", ModelsError)
+        for res in r.get("results", []):
+            t = {a["name"]: summary_median(a, "avg_us") for a in res.get("algos", [])}
+            out[(fn[:-5], res["bytes"])] = {n: v for n, v in t.items()
+                                            if isinstance(v, (int, float)) and v > 0}
+    return out
+
+
+def best(t: Dict[str, float], peer: bool) -> Optional[Tuple[float, str]]:
+    """(time, name) of the fastest peer (native:X) or pacoll algorithm."""
+    c = [(v, n) for n, v in t.items()
+         if n.startswith(PEER_PREFIX) == peer and not n.startswith(AUTO_PREFIX)]
+    return min(c) if c else None
+
+
+def ratio(t: Dict[str, float]) -> Optional[Tuple[float, str, str]]:
+    """best peer / best pacoll, with both names."""
+    p, m = best(t, True), best(t, False)
+    if not p or not m:
+        return None
+    return p[0] / m[0], p[1][len(PEER_PREFIX):], m[1]
+
+
+def geomean(xs: List[float]) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def compare(pub: Dict, other: Dict) -> Tuple[List[List[str]], List[List[str]]]:
+    """The per-point rows and the summary rows."""
+    rows, a, b, auto = [], [], [], {s: ([], []) for s in SELECTORS}
+    for key in sorted(set(pub) & set(other)):
+        ra, rb = ratio(pub[key]), ratio(other[key])
+        if not ra or not rb:
+            continue
+        a.append(ra[0])
+        b.append(rb[0])
+        for s in SELECTORS:
+            for i, t in enumerate((pub[key], other[key])):
+                n, x = t.get(PEER_PREFIX + s), t.get(AUTO_PREFIX + s)
+                if n and x:
+                    auto[s][i].append(n / x)
+
+        def cell(r):
+            mark = "**" if r[0] < LOSS else ""
+            return f"{mark}{r[0]:.2f}{mark} ({r[2]} / {r[1]})"
+        rows.append([key[0], size_label(key[1], short=True), cell(ra), cell(rb),
+                     f"{rb[0] / ra[0]:.2f}"])
+    if not rows:
+        raise ModelsError("no point is in both")
+    summary = [["best peer / best pacoll, geometric mean", f"{geomean(a):.2f}x",
+                f"{geomean(b):.2f}x"],
+               [f"points below {LOSS:.2f}x (of {len(a)})", str(sum(x < LOSS for x in a)),
+                str(sum(x < LOSS for x in b))],
+               ["worst point", f"{min(a):.2f}x", f"{min(b):.2f}x"]]
+    for s in SELECTORS:
+        pa, pb = auto[s]
+        if pa and pb:
+            summary.append([f"native:{s} / auto:{s}, geometric mean (worst)",
+                            f"{geomean(pa):.2f}x ({min(pa):.2f}x)",
+                            f"{geomean(pb):.2f}x ({min(pb):.2f}x)"])
+    return rows, summary
+
+
+class FolderRuns(Published):
+    """Published's reader over one run folder (sim/results/EXP-MODEL/json)
+    instead of sim/published/EXP."""
+
+    def __init__(self, exp: str, folder: str):
+        super().__init__(os.path.dirname(folder))
+        self.exp, self.folder = exp, folder
+
+    def file(self, exp: str, key: str) -> Optional[dict]:
+        if exp != self.exp:
+            return None
+        path = os.path.join(self.folder, key + ".json")
+        return read_json(path, "run", ModelsError) if os.path.exists(path) else None
+
+
+def claims(root: str, exp: str, folder: str, model: str) -> List[List[str]]:
+    """The papers' claims on this experiment (sim/claims.json), measured in
+    both models (docs/RESULTS.md's "simulated ratio")."""
+    data = read_json(os.path.join(root, "sim", "claims.json"), "claims", ModelsError)
+    pub, other = Published(os.path.join(root, "sim", "published")), FolderRuns(exp, folder)
+    rows = []
+    for c in data.get("claims", data if isinstance(data, list) else []):
+        if c.get("experiment") != exp:
+            continue
+        a, b = claim_row(c, pub), claim_row(c, other)
+        rows.append([a[1], a[2], a[3], f"{a[8]} ({a[5]} / {a[6]})", f"{b[8]} ({b[5]} / {b[6]})"])
+    return rows
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog="compare-models", description=__doc__.split("\n\n")[0])
+    ap.add_argument("experiment")
+    ap.add_argument("--root", help="source tree (default: found from here)")
+    ap.add_argument("--model", default="fair", help="the other model's name (default fair)")
+    ap.add_argument("--other", help="its json folder (default sim/results/EXP-MODEL/json)")
+    ap.add_argument("--summary", action="store_true", help="only the summary table")
+    ap.add_argument("--claims", action="store_true",
+                    help="only the papers' claims on this experiment, in both models")
+    a = ap.parse_args(argv)
+    root = a.root or find_root()
+    folder = a.other or os.path.join(root, "sim", "results", f"{a.experiment}-{a.model}", "json")
+    try:
+        if a.claims:
+            print(md_table(["figure", "claim", "paper", "published (pacoll / baseline, us)",
+                            a.model], claims(root, a.experiment, folder, a.model)))
+            return 0
+        pub = points(os.path.join(root, "sim", "published", a.experiment))
+        other = points(folder)
+        rows, summary = compare(pub, other)
+    except ModelsError as e:
+        print(f"compare-models: {e}", file=sys.stderr)
+        return 2
+    print(md_table(["", "published", a.model], summary, right=(1, 2)))
+    if not a.summary:
+        print()
+        print(md_table(["run", "size", "published: best peer / best pacoll (pacoll / peer)",
+                        f"{a.model}", f"{a.model} / published"], rows, right=(4,)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -28,8 +28,9 @@ static size_t from_all(const pc_layout_t *x, int peer) { return PC_UNUSED(peer),
 static size_t at_peer(const pc_layout_t *x, int peer) { return (size_t)peer * x->a->m; }
 
 /* Largest block the root copies out of its slots rather than receives in
- * place: above it the serial copy-out costs more than one handshake. */
-static size_t copy_max(const pacoll_team_t *t)
+ * place: above it the serial copy-out costs more than one handshake.
+ * two_level decides its node blocks by the same rule. */
+size_t pc_gather_direct_copy_max(const pacoll_team_t *t)
 {
     pc_cost_ctx_t cx;
     pc_cost_ctx(t, &cx);
@@ -46,7 +47,7 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
                      .recv_span = root ? (size_t)t->size * a->m : 0};
     if (root)
         x.send_count = none; /* the root's own block is the local copy */
-    pc_xopts_t o = {.pap = 0, .copy_max = copy_max(t)};
+    pc_xopts_t o = {.pap = 0, .copy_max = pc_gather_direct_copy_max(t)};
     return pc_exchange(t, "gather direct", &x, &o);
 }
 

@@ -42,6 +42,7 @@
 #include "select/select.h"
 
 extern const pacoll_algo_t pc_gather_direct;
+size_t pc_gather_direct_copy_max(const pacoll_team_t *t); /* direct.c */
 
 typedef struct two_level {
     pc_layout_t x; /* first: the engine's callbacks get &x */
@@ -88,25 +89,11 @@ static size_t none(const pc_layout_t *x, int peer) { return PC_UNUSED(x), PC_UNU
 static size_t from(const pc_layout_t *x, int peer) { return sent_by(of(x), peer); }
 static size_t at(const pc_layout_t *x, int peer) { return area_pos(of(x), peer); }
 
-/* Node order is rank order: the receive buffer is the root's area. */
-static int in_rank_order(const pacoll_team_t *t)
-{
-    for (int i = 0; i < t->size; i++)
-        if (t->node_ranks[i] != i)
-            return 0;
-    return 1;
-}
-
 /* Blocks the root copies out of its slots rather than receives in place:
- * all of them (every rank's m) while that copy-out costs less than one
- * handshake, as `direct` decides; none above. */
+ * all of them (every rank's m) where `direct` would copy m out, none above. */
 static size_t copy_max(const pacoll_team_t *t, size_t m)
 {
-    pc_cost_ctx_t cx;
-    pc_cost_ctx(t, &cx);
-    if (t->size < 2 || cx.beta_shm <= 0)
-        return SIZE_MAX;
-    return (double)(t->size - 1) * (double)m * cx.beta_shm <= cx.alpha ? SIZE_MAX : 0;
+    return m <= pc_gather_direct_copy_max(t) ? SIZE_MAX : 0;
 }
 
 static int run(pacoll_team_t *t, const pc_args_t *a)
@@ -115,12 +102,11 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
         return pc_gather_direct.run(t, a);
     int me_root = t->rank == a->root, node = t->node;
     int root_node = t->node_of[a->root];
-    int local_size = t->node_first[node + 1] - t->node_first[node];
-    int use_seg = node != root_node && local_size > 1;
+    int use_seg = node != root_node && t->local_size > 1;
     pc_args_t b = *a; /* what the engine sends from and receives into */
     char *tmp = NULL;
     int rc = MPI_SUCCESS;
-    if (me_root && !in_rank_order(t)) {
+    if (me_root && !pc_team_consecutive(t)) { /* else the receive buffer is the root's area */
         tmp = malloc((size_t)t->size * a->m + 1);
         if (!tmp)
             return MPI_ERR_NO_MEM;
@@ -136,7 +122,7 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
     int leader = t->rank == leader_of(&s, node);
     if (use_seg) {
         pc_wait_init(&w, &t->chan, "gather two_level");
-        rc = pc_seg_begin(&t->seg, (size_t)local_size * a->m, &w, &op);
+        rc = pc_seg_begin(&t->seg, (size_t)t->local_size * a->m, &w, &op);
         if (rc == MPI_SUCCESS) {
             pc_copy(op.buf + (size_t)t->local_rank * a->m, a->sbuf, a->m);
             pc_seg_post(&op);

@@ -117,6 +117,22 @@ typedef struct pc_chan {
     struct pc_smpi *smpi; /* the simulator's transport state (NULL elsewhere) */
 } pc_chan_t;
 
+/* PACOLL_TRACE's stopwatch around a wait: the clock when tracing (else 0,
+ * and no clock is read), then the time since into *sum and one more into
+ * *count (may be NULL). */
+static inline double pc_trace_start(const pc_chan_t *ch)
+{
+    return ch->peers.cfg->trace ? pc_trace_clock() : 0;
+}
+static inline void pc_trace_add(const pc_chan_t *ch, double *sum, unsigned *count, double t0)
+{
+    if (!ch->peers.cfg->trace)
+        return;
+    *sum += pc_trace_clock() - t0;
+    if (count)
+        (*count)++;
+}
+
 /* A remote receive buffer, as advertised. */
 typedef struct pc_remote {
     uint64_t addr, len, pid;

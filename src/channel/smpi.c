@@ -102,10 +102,9 @@ static int anything_pending(pc_chan_t *ch)
  * time: the rest of its transfer). */
 static int recv_sent(pc_chan_t *ch, int peer, int tag, void *buf, size_t cap, MPI_Status *st)
 {
-    double t0 = ch->peers.cfg->trace ? simgrid_get_clock() : 0;
+    double t0 = pc_trace_start(ch);
     int ok = PMPI_Recv(buf, (int)cap, MPI_BYTE, peer, tag, ch->peers.comm, st) == MPI_SUCCESS;
-    if (ch->peers.cfg->trace)
-        ch->tr.recv += simgrid_get_clock() - t0, ch->tr.recvs++;
+    pc_trace_add(ch, &ch->tr.recv, &ch->tr.recvs, t0);
     return ok;
 }
 
@@ -239,10 +238,9 @@ static void transfer_complete(pc_chan_t *ch, int peer)
             s->xfer[kept] = s->xfer[i];
             s->xfer_peer[kept++] = s->xfer_peer[i];
         } else {
-            double t0 = ch->peers.cfg->trace ? simgrid_get_clock() : 0;
+            double t0 = pc_trace_start(ch);
             pc_sim_transfer_wait((sg_comm_t)s->xfer[i]);
-            if (ch->peers.cfg->trace)
-                ch->tr.xfer += simgrid_get_clock() - t0;
+            pc_trace_add(ch, &ch->tr.xfer, NULL, t0);
         }
     }
     s->nxfer = kept;
@@ -363,10 +361,9 @@ static int transfer_flush(pc_call_t *c)
     int rc = transfer_flush_landed(c);
     while (rc == MPI_SUCCESS && ch->npending > 0) {
         if (ch->smpi->nxfer > 0) {
-            double t0 = ch->peers.cfg->trace ? simgrid_get_clock() : 0;
+            double t0 = pc_trace_start(ch);
             pc_sim_transfer_wait_any((const sg_comm_t *)ch->smpi->xfer, (size_t)ch->smpi->nxfer);
-            if (ch->peers.cfg->trace)
-                ch->tr.xfer += simgrid_get_clock() - t0;
+            pc_trace_add(ch, &ch->tr.xfer, NULL, t0);
         }
         rc = transfer_flush_landed(c);
     }

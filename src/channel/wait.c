@@ -74,13 +74,12 @@ static void sim_backoff(pc_wait_t *w)
 int pc_wait_poll(pc_wait_t *w, int peer)
 {
     const pc_peers_t *t = &w->ch->peers;
-    double t0 = t->cfg->trace ? pc_trace_clock() : 0;
+    double t0 = pc_trace_start(w->ch);
     w->spins++;
     poke_progress(w->ch);
     if (PACOLL_UNDER_SMPI)
         sim_backoff(w);
-    if (t->cfg->trace)
-        w->ch->tr.poll += pc_trace_clock() - t0, w->ch->tr.polls++;
+    pc_trace_add(w->ch, &w->ch->tr.poll, &w->ch->tr.polls, t0);
     if (!PACOLL_UNDER_SMPI && (t->oversubscribed || w->spins > PC_SPINS_BEFORE_YIELD))
         sched_yield();
     /* a rank that rejected this call, or could not finish it, says so

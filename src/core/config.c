@@ -71,10 +71,10 @@ static const pc_param_t p_sim_fair = {
             "and bandwidth as the peers' do"};
 static const pc_param_t p_sim_shm_lat = {
     .env = "PACOLL_SIM_SHM_LAT", .kind = PC_PARAM_NUMBER, .dflt = PC_SIM_SHM_LAT_DEFAULT,
-    .help = "SMPI only, PACOLL_SIM_FAIR=1: the intra-node message latency, seconds"};
+    .help = "SMPI only, with PACOLL_SIM_FAIR: the intra-node message latency, seconds"};
 static const pc_param_t p_sim_shm_bw = {
     .env = "PACOLL_SIM_SHM_BW", .kind = PC_PARAM_NUMBER, .dflt = PC_SIM_SHM_BW_DEFAULT,
-    .help = "SMPI only, PACOLL_SIM_FAIR=1: the intra-node message bandwidth, bytes/s"};
+    .help = "SMPI only, with PACOLL_SIM_FAIR: the intra-node message bandwidth, bytes/s"};
 /* Single-copy wins above 4 KB on one host (docs/ARCHITECTURE.md). */
 static const pc_param_t p_eager = {
     .env = "PACOLL_EAGER", .kind = PC_PARAM_SIZE, .dflt = 4096, .lo = 0, .hi = 0x1p63,

@@ -15,14 +15,13 @@ same as docs/RESULTS.md's, of the average over ranks of the time in the call.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 from typing import Dict, List, Optional, Tuple
 
 from .load import read_json, summary_median
-from .results import (AUTO_PREFIX, PEER_PREFIX, SELECTORS, Published, claim_row, find_root,
-                      md_table)
+from .results import (AUTO_PREFIX, PEER_PREFIX, SELECTORS, Published, ResultsError, claim_row,
+                      find_root, geomean, load_claims, md_table)
 from .units import size_label
 
 # a point counts as a loss below this ratio (issue 25's "at least 0.97x")
@@ -62,10 +61,6 @@ def ratio(t: Dict[str, float]) -> Optional[Tuple[float, str, str]]:
     if not p or not m:
         return None
     return p[0] / m[0], p[1][len(PEER_PREFIX):], m[1]
-
-
-def geomean(xs: List[float]) -> float:
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
 def compare(pub: Dict, other: Dict) -> Tuple[List[List[str]], List[List[str]]]:
@@ -119,14 +114,13 @@ class FolderRuns(Published):
         return read_json(path, "run", ModelsError) if os.path.exists(path) else None
 
 
-def claims(root: str, exp: str, folder: str, model: str) -> List[List[str]]:
+def claims(root: str, exp: str, folder: str) -> List[List[str]]:
     """The papers' claims on this experiment (sim/claims.json), measured in
     both models (docs/RESULTS.md's "simulated ratio")."""
-    data = read_json(os.path.join(root, "sim", "claims.json"), "claims", ModelsError)
     pub, other = Published(os.path.join(root, "sim", "published")), FolderRuns(exp, folder)
     rows = []
-    for c in data.get("claims", data if isinstance(data, list) else []):
-        if c.get("experiment") != exp:
+    for c in load_claims(os.path.join(root, "sim", "claims.json")):
+        if c["experiment"] != exp:
             continue
         a, b = claim_row(c, pub), claim_row(c, other)
         rows.append([a[1], a[2], a[3], f"{a[8]} ({a[5]} / {a[6]})", f"{b[8]} ({b[5]} / {b[6]})"])
@@ -148,12 +142,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         if a.claims:
             print(md_table(["figure", "claim", "paper", "published (pacoll / baseline, us)",
-                            a.model], claims(root, a.experiment, folder, a.model)))
+                            a.model], claims(root, a.experiment, folder)))
             return 0
         pub = points(os.path.join(root, "sim", "published", a.experiment))
         other = points(folder)
         rows, summary = compare(pub, other)
-    except ModelsError as e:
+    except (ModelsError, ResultsError) as e:
         print(f"compare-models: {e}", file=sys.stderr)
         return 2
     print(md_table(["", "published", a.model], summary, right=(1, 2)))

@@ -354,7 +354,8 @@ def bounds_section(pub_root: str, platforms_dir: str) -> str:
                        + details)
 
 
-def render(root: str, claims_path: str, pub_root: str, template_path: str) -> str:
+def load_claims(claims_path: str) -> List[dict]:
+    """sim/claims.json's claims, each checked for what claim_row reads."""
     claims = read_json(claims_path, "claims", ResultsError)
     if not isinstance(claims, dict) or not isinstance(claims.get("claims"), list):
         raise ResultsError(f"{claims_path}: expected {{\"claims\": [...]}}")
@@ -366,13 +367,18 @@ def render(root: str, claims_path: str, pub_root: str, template_path: str) -> st
         if c.get("metric", "avg") not in METRICS:
             raise ResultsError(f"{claims_path}: claims[{i}]: metric {c['metric']!r} is not one "
                                f"of {', '.join(METRICS)}")
+    return claims["claims"]
+
+
+def render(root: str, claims_path: str, pub_root: str, template_path: str) -> str:
+    claims = load_claims(claims_path)
     try:
         with open(template_path, encoding="utf-8") as f:
             tpl = f.read()
     except OSError as e:
         raise ResultsError(f"template {template_path}: {e.strerror or e}") from None
     pub = Published(pub_root)
-    out = tpl.replace("{{CLAIMS}}", claims_table(claims["claims"], pub))
+    out = tpl.replace("{{CLAIMS}}", claims_table(claims, pub))
     out = out.replace("{{RUNS}}", runs_table(pub_root))
     out = out.replace("{{AUTO}}", auto_table(pub_root))
     if "{{BOUNDS}}" in out:

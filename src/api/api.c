@@ -220,16 +220,6 @@ static int hand_over(const pc_mpi_call_t *c, pacoll_team_t *t, const char *why)
     return run_native(c);
 }
 
-/* The plain way (docs/AUTO.md, per-call cost): a call that went to the MPI
- * library without being named at its call site goes there again without
- * dispatch's look-ups, when the team has nothing to profile, report, count
- * or settle.  t->plain[coll] says when: PC_PLAIN_SAME_M while the rules
- * gave that size to the MPI library (the pick cache holds it), PC_PLAIN_ANY
- * when every call does (PACOLL_<COLL>=native, the communicator's choice, or
- * an alltoallv choice that looked at no size).  dispatch sets it after such
- * a call and clears it at every other; pacoll_comm_set_algorithm clears it. */
-enum { PC_PLAIN_NO, PC_PLAIN_SAME_M, PC_PLAIN_ANY };
-
 static int plain_how(const pacoll_team_t *t, const pc_mpi_call_t *c, const char *site, int chosen)
 {
     if (site || !t->prof_known || t->prof || t->cfg.chan.verbose || t->cfg.stats ||
@@ -244,35 +234,18 @@ static int plain_how(const pacoll_team_t *t, const pc_mpi_call_t *c, const char 
  * the first such call it is known by its count and type when the type is
  * a named one, whose size never changes (a derived type's handle may be
  * freed and reused for another type); else MPI is asked its size. */
-static inline int plain_known_block(const pacoll_team_t *t, const pc_mpi_call_t *c,
-                                    int *count, MPI_Datatype *dt)
-{
-    pc_block_arg(c, t->rank, count, dt);
-    return *dt == t->plain_block[c->coll].type && *count == t->plain_block[c->coll].count;
-}
-
 static int plain_same_block(pacoll_team_t *t, const pc_mpi_call_t *c)
 {
     int count, combiner, ni, na, nd;
     MPI_Datatype dt;
-    if (plain_known_block(t, c, &count, &dt))
+    if (pc_plain_known_block(t, c, &count, &dt))
         return 1;
     if (pc_block_bytes(c, t->rank) != t->pick[c->coll].m)
         return 0;
     if (dt != MPI_DATATYPE_NULL &&
         PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
         combiner == MPI_COMBINER_NAMED)
-        t->plain_block[c->coll].count = count, t->plain_block[c->coll].type = dt;
-    return 1;
-}
-
-/* A plain call begins: nothing pending on the verdict (else 0: dispatch
- * settles it), and it counts for native, as dispatch left last_algo. */
-static inline int plain_begin(pacoll_team_t *t, pacoll_coll_t coll)
-{
-    if (!pc_verdict_begin_quiet(&t->verdict))
-        return 0;
-    t->stats[t->last_algo[coll]].calls++;
+        t->plain_count[c->coll] = count, t->plain_type[c->coll] = dt;
     return 1;
 }
 
@@ -302,7 +275,7 @@ static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
                             pacoll_coll_name(c->coll));
     }
     t->plain[c->coll] = PC_PLAIN_NO; /* set again below if this call goes the plain way */
-    t->plain_block[c->coll].count = -1, t->plain_block[c->coll].type = MPI_DATATYPE_NULL;
+    t->plain_count[c->coll] = -1, t->plain_type[c->coll] = MPI_DATATYPE_NULL;
     if (!t->rules) { /* the team's first call: a bad rules file fails it */
         pc_rules_load(t);
         t->may_run = pc_team_may_run(t);
@@ -371,7 +344,7 @@ static int profiled_dispatch(const pc_mpi_call_t *c, const char *site, const voi
     pacoll_team_t *t = c->comm != MPI_COMM_NULL ? pc_team_find(c->comm) : NULL;
     if (t && !site && t->plain[c->coll] &&
         (t->plain[c->coll] == PC_PLAIN_ANY || plain_same_block(t, c)) &&
-        plain_begin(t, c->coll))
+        pc_plain_begin(t))
         return run_native(c);
     if (t && !t->prof_known)
         t->prof = pc_prof_handle(), t->prof_known = 1;
@@ -386,46 +359,18 @@ static int profiled_dispatch(const pc_mpi_call_t *c, const char *site, const voi
 
 /* ------------------------------------------------------ entry points */
 
-/* The plain way taken before the call is even described: the team from
- * the context's cache (pc_team_find fills it), marked plain for this
- * collective, for this block when the mark says so (its count and named
- * type, plain_same_block), with nothing pending on the verdict.  NULL:
- * the call takes profiled_dispatch, which handles every other case. */
-static inline pacoll_team_t *plain_team(MPI_Comm comm, pacoll_coll_t coll, const void *sendbuf,
-                                        int sendcount, MPI_Datatype sendtype, int recvcount,
-                                        MPI_Datatype recvtype, int root)
-{
-    pc_context_t *ctx = pc_context_now();
-    if (!ctx)
-        return NULL;
-    const pc_team_slot_t *s = pc_context_slot(ctx, comm);
-    pacoll_team_t *t = s->team;
-    if (!t || s->comm != comm || !t->plain[coll])
-        return NULL;
-    if (t->plain[coll] == PC_PLAIN_SAME_M) {
-        pc_mpi_call_t c = {.coll = coll, .sendbuf = sendbuf, .sendcount = sendcount,
-                           .sendtype = sendtype, .recvcount = recvcount, .recvtype = recvtype,
-                           .root = root};
-        int count;
-        MPI_Datatype dt;
-        if (!plain_known_block(t, &c, &count, &dt))
-            return NULL;
-    }
-    return plain_begin(t, coll) ? t : NULL;
-}
-
 /* The internal entry points take the caller's return address (ra): the
  * public pacoll_* functions and the MPI_* / Fortran wrappers pass their own
  * caller's, so the profile names the application's call site.  Each names
  * every member of the call: a partial initializer makes the compiler clear
  * the whole struct first, a measurable part of a call handed to the MPI
- * library (docs/AUTO.md, per-call cost). */
+ * library (docs/TUNE.md, "The per-call cost"). */
 int pc_api_alltoall(const void *ra, const char *algo, const void *sendbuf, int sendcount,
                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                     MPI_Comm comm)
 {
     if (!algo &&
-        plain_team(comm, PACOLL_ALLTOALL, sendbuf, sendcount, sendtype, recvcount, recvtype, 0))
+        pc_api_plain(comm, PACOLL_ALLTOALL, sendbuf, sendcount, sendtype, recvcount, recvtype, 0))
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                              comm);
     pc_mpi_call_t c = {.coll = PACOLL_ALLTOALL, .sendbuf = sendbuf, .sendcount = sendcount,
@@ -441,7 +386,7 @@ int pc_api_alltoallv(const void *ra, const char *algo, const void *sendbuf,
                      MPI_Datatype recvtype, MPI_Comm comm)
 {
     /* alltoallv's plain mark is never by block (plain_how) */
-    if (!algo && plain_team(comm, PACOLL_ALLTOALLV, sendbuf, 0, sendtype, 0, recvtype, 0))
+    if (!algo && pc_api_plain(comm, PACOLL_ALLTOALLV, sendbuf, 0, sendtype, 0, recvtype, 0))
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                               recvtype, comm);
     pc_mpi_call_t c = {.coll = PACOLL_ALLTOALLV, .sendbuf = sendbuf, .sendcount = 0,
@@ -456,7 +401,7 @@ int pc_api_allgather(const void *ra, const char *algo, const void *sendbuf, int 
                      MPI_Comm comm)
 {
     if (!algo &&
-        plain_team(comm, PACOLL_ALLGATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, 0))
+        pc_api_plain(comm, PACOLL_ALLGATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, 0))
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                               comm);
     pc_mpi_call_t c = {.coll = PACOLL_ALLGATHER, .sendbuf = sendbuf, .sendcount = sendcount,
@@ -471,7 +416,7 @@ int pc_api_gather(const void *ra, const char *algo, const void *sendbuf, int sen
                   int root, MPI_Comm comm)
 {
     if (!algo &&
-        plain_team(comm, PACOLL_GATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, root))
+        pc_api_plain(comm, PACOLL_GATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, root))
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                            root, comm);
     pc_mpi_call_t c = {.coll = PACOLL_GATHER, .sendbuf = sendbuf, .sendcount = sendcount,

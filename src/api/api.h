@@ -6,6 +6,7 @@
 #ifndef PACOLL_API_H
 #define PACOLL_API_H
 
+#include "core/context.h"
 #include "core/team.h"
 
 /* The user's call, as MPI describes it (any collective). */
@@ -63,6 +64,64 @@ static inline void pc_block_arg(const pc_mpi_call_t *c, int rank, int *count, MP
 /* Builds byte-level arguments; pc_norm_finish unpacks and frees. */
 int pc_normalize(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n);
 int pc_norm_finish(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n, int ok);
+
+/* The plain way (docs/TUNE.md, "The per-call cost"): a call that went to the MPI
+ * library without being named at its call site goes there again without
+ * dispatch's look-ups, when the team has nothing to profile, report, count
+ * or settle.  t->plain[coll] says when: PC_PLAIN_SAME_M while the rules
+ * gave that size to the MPI library (the pick cache holds it), PC_PLAIN_ANY
+ * when every call does (PACOLL_<COLL>=native, the communicator's choice, or
+ * an alltoallv choice that looked at no size).  api.c's dispatch sets it
+ * after such a call and clears it at every other; pacoll_comm_set_algorithm
+ * clears it. */
+enum { PC_PLAIN_NO, PC_PLAIN_SAME_M, PC_PLAIN_ANY };
+
+/* A named type's count and handle as the plain mark's (pc_block_arg). */
+static inline int pc_plain_known_block(const pacoll_team_t *t, const pc_mpi_call_t *c,
+                                       int *count, MPI_Datatype *dt)
+{
+    pc_block_arg(c, t->rank, count, dt);
+    return *dt == t->plain_type[c->coll] && *count == t->plain_count[c->coll];
+}
+
+/* A plain call begins: nothing pending on the verdict (else 0: dispatch
+ * settles it).  Nothing to count: PACOLL_STATS keeps calls off the plain
+ * way (api.c plain_how). */
+static inline int pc_plain_begin(pacoll_team_t *t)
+{
+    return pc_verdict_begin_quiet(&t->verdict);
+}
+
+/* The plain way taken before the call is even described: the team from
+ * the context's cache (pc_team_find fills it), marked plain for this
+ * collective, for this block when the mark says so (its count and named
+ * type, api.c plain_same_block), with nothing pending on the verdict; the
+ * caller then calls PMPI_<coll> itself.  Inline, so the MPI_* wrappers
+ * (interpose/) take it without a call of their own.  NULL: the call takes
+ * pc_api_<coll>, which handles every other case. */
+static inline pacoll_team_t *pc_api_plain(MPI_Comm comm, pacoll_coll_t coll,
+                                          const void *sendbuf, int sendcount,
+                                          MPI_Datatype sendtype, int recvcount,
+                                          MPI_Datatype recvtype, int root)
+{
+    pc_context_t *ctx = pc_context_now();
+    if (!ctx)
+        return NULL;
+    const pc_team_slot_t *s = pc_context_slot(ctx, comm);
+    pacoll_team_t *t = s->team;
+    if (!t || s->comm != comm || !t->plain[coll])
+        return NULL;
+    if (t->plain[coll] == PC_PLAIN_SAME_M) {
+        pc_mpi_call_t c = {.coll = coll, .sendbuf = sendbuf, .sendcount = sendcount,
+                           .sendtype = sendtype, .recvcount = recvcount, .recvtype = recvtype,
+                           .root = root};
+        int count;
+        MPI_Datatype dt;
+        if (!pc_plain_known_block(t, &c, &count, &dt))
+            return NULL;
+    }
+    return pc_plain_begin(t) ? t : NULL;
+}
 
 /* The four collectives with the caller's return address, for the profiler:
  * pacoll_* and the interposition wrappers (C and Fortran) call these. */

@@ -6,7 +6,7 @@
 static pthread_once_t keyvals_once = PTHREAD_ONCE_INIT;
 static int team_keyval = MPI_KEYVAL_INVALID;
 static int context_keyval = MPI_KEYVAL_INVALID;
-static pc_context_t *context_now; /* from the context's making to its freeing */
+pc_context_t *pc_context_current; /* from the context's making to its freeing */
 
 static int team_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
@@ -25,7 +25,7 @@ static int team_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 
 static void context_free(pc_context_t *ctx)
 {
-    __atomic_store_n(&context_now, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&pc_context_current, NULL, __ATOMIC_RELEASE);
     if (ctx->rules_free)
         ctx->rules_free(ctx->rules);
     free(ctx->rules_path);
@@ -79,18 +79,13 @@ pc_context_t *pc_context_get(int create)
         if (ctx) {
             pthread_mutex_init(&ctx->lock, NULL);
             PMPI_Comm_set_attr(MPI_COMM_SELF, context_keyval, ctx);
-            __atomic_store_n(&context_now, ctx, __ATOMIC_RELEASE);
+            __atomic_store_n(&pc_context_current, ctx, __ATOMIC_RELEASE);
         }
     } else if (!flag) {
         ctx = NULL;
     }
     pthread_mutex_unlock(&make_lock);
     return ctx;
-}
-
-pc_context_t *pc_context_now(void)
-{
-    return __atomic_load_n(&context_now, __ATOMIC_ACQUIRE);
 }
 
 void pc_context_add_team(pc_context_t *ctx, pacoll_team_t *t)

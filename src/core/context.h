@@ -52,8 +52,13 @@ typedef struct pc_context {
 int pc_team_keyval(void);
 /* The context, made if create and missing (NULL if it cannot be). */
 pc_context_t *pc_context_get(int create);
-/* The context if it is made, without asking MPI (NULL before and after). */
-pc_context_t *pc_context_now(void);
+/* The context if it is made, without asking MPI (NULL before and after):
+ * inline, as every call handed to the MPI library asks (api.c, plain way). */
+extern pc_context_t *pc_context_current; /* context.c's alone to set */
+static inline pc_context_t *pc_context_now(void)
+{
+    return __atomic_load_n(&pc_context_current, __ATOMIC_ACQUIRE);
+}
 
 /* comm's slot in the team cache (handles are pointers or integers). */
 static inline pc_team_slot_t *pc_context_slot(pc_context_t *ctx, MPI_Comm comm)

@@ -68,6 +68,12 @@ struct pacoll_team {
     int nic;           /* the NIC's nature (enum pc_nic), -1 until a rule asks (select/nic.c) */
     pc_team_ext_t ext[PC_TEAM_EXTS]; /* algorithms' state (pc_team_ext) */
 
+    /* ---- the plain way (api.c): every call handed to the MPI library reads
+     * these and the verdict's head, so they sit together ---- */
+    unsigned char plain[PACOLL_NCOLL]; /* that choice was the MPI library, by the
+                                        * rules, with nothing to say or count */
+    int plain_count[PACOLL_NCOLL];     /* ... for the block of this count */
+    MPI_Datatype plain_type[PACOLL_NCOLL]; /* of this named type (NULL: not known yet) */
     pc_verdict_t verdict; /* calls rejected on some ranks only (verdict.h) */
     struct pacoll_team *parent; /* the team a sub-team (multileader's lane) serves */
     int comm_choice[PACOLL_NCOLL]; /* pacoll_comm_set_algorithm, -1 = none */
@@ -75,12 +81,6 @@ struct pacoll_team {
     uint64_t said_choice[PACOLL_NCOLL]; /* PACOLL_VERBOSE: size ranges whose choice was said */
     pc_stat_t stats[PC_MAX_ALGOS];
     void *rules;       /* selection rules (select/select.c): the context's, else its own */
-    unsigned char plain[PACOLL_NCOLL]; /* that choice was the MPI library, by the
-                                        * rules, with nothing to say or count (api.c) */
-    struct {           /* ... for the block of this count of this named type (api.c) */
-        int count;
-        MPI_Datatype type; /* MPI_DATATYPE_NULL: not known yet */
-    } plain_block[PACOLL_NCOLL];
     struct {           /* the last automatic choice per collective: programs call */
         size_t m;      /* with the same sizes again and again (select.c) */
         int idx;       /* -1 = none yet */

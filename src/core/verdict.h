@@ -31,16 +31,18 @@ typedef struct pc_heard { /* rejections heard of calls not yet settled */
 } pc_heard_t;
 
 typedef struct pc_verdict {
+    /* first, together: all pc_verdict_begin_quiet reads */
     uint64_t ncall;    /* collective calls begun on this communicator */
     uint64_t rejected; /* the call this rank rejected, not yet settled (0: none) */
-    uint64_t running;  /* the call whose algorithm runs now (0: none) */
     int lost;          /* the communicator's pacoll state is lost */
+    int nheard;        /* entries of heard */
+    uint64_t running;  /* the call whose algorithm runs now (0: none) */
     int lost_told;     /* the loss was reported to the user */
     int announced;     /* this rank has said the state is lost */
     char why[256];     /* what lost it */
     char note[256];    /* an error of the current call that lost nothing */
     pc_heard_t *heard;
-    int nheard, heard_cap;
+    int heard_cap;
     MPI_Request *req;  /* notices in flight, one per peer */
     uint64_t msg[3];   /* their payload: call, kind, error class */
     int nreq;

@@ -12,6 +12,7 @@
  *          [--check] [--json FILE]
  *   mpirun -np 1 pacoll-plainbench --percall [--calls N] [--samples S] [--json FILE]
  *   mpirun -np 2 pacoll-plainbench --first [--colls LIST] [--sizes LIST] [--samples S]
+ *   mpirun -np 2 pacoll-plainbench --pair A,B [the sweep's options]
  *
  * Times (rank 0 prints one line per collective, mode and size):
  *   loop     W warm-up calls, then B blocks of MPI_Barrier + N back-to-back
@@ -30,6 +31,16 @@
  *            MPI_COMM_WORLD, made and freed S times per collective and size),
  *            each after a barrier, largest over ranks, median of the S: what
  *            a library that sets a communicator up at its first call costs.
+ *   pair     A,B of mpi and pmpi: each point is timed twice in one process,
+ *            through the MPI_ names (A or B = mpi: what the program gets, pacoll
+ *            when preloaded) and the PMPI_ names (pmpi: the MPI library itself,
+ *            preloaded or not), alternating A B B A ...: loop mode by blocks,
+ *            barrier mode by iterations.  Loop: the ratio A / B is the median of
+ *            the per-pair-of-blocks ratios; barrier: the ratio of the two
+ *            interquartile means.  pmpi,mpi under the preload is native /
+ *            preload; pmpi,pmpi is its A/A control.  No process-to-process
+ *            difference (placement, layout, carry-over from the previous run)
+ *            enters the ratio.
  * N = min(--iters, max(MIN_ITERS, --budget / size)); W = max(1, N / 10).
  * Clock: clock_gettime(CLOCK_MONOTONIC), one origin for all processes of a
  * host (Open MPI's MPI_Wtime counts from each process' first call); on the
@@ -62,6 +73,8 @@ enum { A2A, A2AV, AG, GATHER };
 static const char *const coll_names[NCOLL] = {"alltoall", "alltoallv", "allgather", "gather"};
 enum { LOOP, BARRIER };
 static const char *const mode_names[2] = {"loop", "barrier"};
+enum { ARM_MPI, ARM_PMPI };
+static const char *const arm_names[2] = {"mpi", "pmpi"};
 
 typedef struct {
     int colls[NCOLL], ncolls;
@@ -70,6 +83,7 @@ typedef struct {
     int nsizes;
     long iters, blocks, warmup, budget; /* warmup < 0: iters / 10 */
     int check, percall, first;
+    int pair[2]; /* --pair: the arms, ARM_MPI or ARM_PMPI; pair[0] < 0: no --pair */
     long calls, samples;
     const char *json;
 } opts_t;
@@ -77,7 +91,7 @@ typedef struct {
 typedef struct {
     int coll, mode;
     long bytes, iters, warmup;
-    double us;
+    double us, us_b, ratio; /* --pair: arm A's, arm B's and A / B; else us only */
 } result_t;
 
 typedef struct {
@@ -177,6 +191,7 @@ static void usage(void)
     puts("usage: mpirun -np P pacoll-plainbench [options]\n"
          "       mpirun -np P pacoll-plainbench --percall [--calls N] [--samples S]\n"
          "       mpirun -np P pacoll-plainbench --first [--colls L] [--sizes L] [--samples S]\n"
+         "       mpirun -np P pacoll-plainbench --pair A,B [options]\n"
          "\n"
          "A plain MPI benchmark (no pacoll in it) of MPI_Alltoall, MPI_Alltoallv\n"
          "(uniform counts), MPI_Allgather and MPI_Gather (root 0) with MPI_BYTE.\n"
@@ -202,6 +217,10 @@ static void usage(void)
          "                  --samples (5) samples of --calls (200000) calls\n"
          "  --first         us of the first and the second call on a new communicator\n"
          "                  (MPI_Comm_dup), median of --samples (5) communicators\n"
+         "  --pair A,B      A and B each mpi (the MPI_ names: pacoll when preloaded) or\n"
+         "                  pmpi (the PMPI_ names: the MPI library): each point timed\n"
+         "                  through both in one process, alternating A B B A by block\n"
+         "                  (loop) or iteration (barrier); prints both and A / B\n"
          "  --json FILE     also write the results as JSON (rank 0)");
 }
 
@@ -216,6 +235,7 @@ static int parse_opts(int argc, char **argv, int rank, opts_t *o)
     o->iters = DEFAULT_ITERS, o->blocks = DEFAULT_BLOCKS, o->warmup = -1;
     o->budget = DEFAULT_BUDGET;
     o->calls = 200000, o->samples = 5;
+    o->pair[0] = o->pair[1] = -1;
     for (int i = 1; i < argc; i++) {
         char name[64];
         const char *a = argv[i], *val = NULL, *eq = strchr(a, '=');
@@ -247,7 +267,7 @@ static int parse_opts(int argc, char **argv, int rank, opts_t *o)
         }
         static const char *const valued[] = {"--colls", "--modes",  "--sizes", "--json",
                                              "--budget", "--iters", "--warmup", "--calls",
-                                             "--samples", "--blocks"};
+                                             "--samples", "--blocks", "--pair"};
         int known = 0;
         for (size_t k = 0; k < sizeof valued / sizeof *valued; k++)
             known |= !strcmp(name, valued[k]);
@@ -270,6 +290,17 @@ static int parse_opts(int argc, char **argv, int rank, opts_t *o)
             if (parse_sizes(val, o))
                 return fail(rank, "--sizes '%s': expected sizes and MIN:MAX ranges in bytes, "
                                   "comma separated (at most 64 sizes)", val);
+        } else if (!strcmp(name, "--pair")) {
+            char a[8], b[8];
+            int n = -1;
+            if (sscanf(val, "%7[a-z],%7[a-z]%n", a, b, &n) != 2 || val[n] != '\0')
+                return fail(rank, "--pair '%s': expected A,B, each mpi or pmpi", val);
+            for (int k = 0; k < 2; k++) {
+                const char *w = k ? b : a;
+                o->pair[k] = !strcmp(w, "mpi") ? ARM_MPI : !strcmp(w, "pmpi") ? ARM_PMPI : -1;
+                if (o->pair[k] < 0)
+                    return fail(rank, "--pair '%s': expected A,B, each mpi or pmpi", val);
+            }
         } else if (!strcmp(name, "--json")) {
             o->json = val;
         } else if (!strcmp(name, "--budget")) {
@@ -356,35 +387,53 @@ static void verify(ctx_t *c, int coll, const char *mode, long m, long it)
 
 /* ---------------------------------------------------------------- the calls */
 
-static void call(ctx_t *c, int coll, long m)
+/* The four collectives by one set of names: the MPI_ names, which a
+ * preloaded library takes, or the MPI library's own PMPI_ names. */
+typedef struct {
+    int (*alltoall)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
+    int (*alltoallv)(const void *, const int[], const int[], MPI_Datatype, void *, const int[],
+                     const int[], MPI_Datatype, MPI_Comm);
+    int (*allgather)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
+    int (*gather)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
+} names_t;
+
+static const names_t arm_calls[2] = {
+    [ARM_MPI] = {.alltoall = MPI_Alltoall, .alltoallv = MPI_Alltoallv,
+                 .allgather = MPI_Allgather, .gather = MPI_Gather},
+    [ARM_PMPI] = {.alltoall = PMPI_Alltoall, .alltoallv = PMPI_Alltoallv,
+                  .allgather = PMPI_Allgather, .gather = PMPI_Gather},
+};
+
+static void call(ctx_t *c, int arm, int coll, long m)
 {
+    const names_t *f = &arm_calls[arm];
     int n = (int)m;
     switch (coll) {
     case A2A:
-        MPI_Alltoall(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, c->comm);
+        f->alltoall(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, c->comm);
         break;
     case A2AV:
-        MPI_Alltoallv(c->sb, c->counts, c->displs, MPI_BYTE, c->rb, c->counts, c->displs,
-                      MPI_BYTE, c->comm);
+        f->alltoallv(c->sb, c->counts, c->displs, MPI_BYTE, c->rb, c->counts, c->displs,
+                     MPI_BYTE, c->comm);
         break;
     case AG:
-        MPI_Allgather(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, c->comm);
+        f->allgather(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, c->comm);
         break;
     default:
-        MPI_Gather(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, 0, c->comm);
+        f->gather(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, 0, c->comm);
         break;
     }
 }
 
 /* one call, or with --check: clear, call, verify (it < 0: warm-up call -it - 1) */
-static void one(ctx_t *c, const opts_t *o, int coll, int mode, long m, long it)
+static void one(ctx_t *c, const opts_t *o, int arm, int coll, int mode, long m, long it)
 {
     if (!o->check) {
-        call(c, coll, m);
+        call(c, arm, coll, m);
         return;
     }
     memset(c->rb, 0, (size_t)c->nranks * (size_t)m);
-    call(c, coll, m);
+    call(c, arm, coll, m);
     verify(c, coll, mode_names[mode], m, it);
 }
 
@@ -418,46 +467,59 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* one point; returns the time per call in seconds (meaningful on rank 0);
- * t holds 2 max(iters, blocks) doubles */
+/* one point: the time per call in seconds, meaningful on rank 0; with --pair
+ * arm A's, and arm B's in *us_b and A / B in *ratio.  t holds 4 max(iters,
+ * blocks) doubles. */
 static double block(ctx_t *c, const opts_t *o, int coll, int mode, long m, long iters,
-                    long warmup, double *t)
+                    long warmup, double *t, double *us_b, double *ratio)
 {
     for (int p = 0; p < c->nranks; p++)
         c->counts[p] = (int)m, c->displs[p] = (int)((long)p * m);
     if (o->check)
         fill_send(c, coll, m);
-    double res = 0;
-    if (mode == LOOP) {
-        for (long i = 0; i < warmup; i++)
-            one(c, o, coll, mode, m, -i - 1);
-        for (long b = 0; b < o->blocks; b++) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = now();
-            for (long i = 0; i < iters; i++)
-                one(c, o, coll, mode, m, b * iters + i);
-            double mine = (now() - t0) / (double)iters;
-            MPI_Reduce(&mine, &t[b], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-        }
-        if (c->rank == 0)
-            res = median(t, o->blocks);
-    } else {
+    int narms = o->pair[0] >= 0 ? 2 : 1;
+    int arms[2] = {narms == 2 ? o->pair[0] : ARM_MPI, narms == 2 ? o->pair[1] : ARM_MPI};
+    long n = mode == LOOP ? o->blocks : iters; /* samples per arm */
+    double *mine[2] = {t, t + n}, *mx[2] = {t + 2 * n, t + 3 * n}; /* mx: on rank 0 */
+    for (int a = 0; a < narms; a++)
         for (long i = 0; i < warmup; i++) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            one(c, o, coll, mode, m, -i - 1);
+            if (mode == BARRIER)
+                MPI_Barrier(MPI_COMM_WORLD);
+            one(c, o, arms[a], coll, mode, m, -i - 1);
         }
-        for (long i = 0; i < iters; i++) {
+    /* A B, then B A: neither arm always runs first or after the other */
+    for (long s = 0; s < n; s++)
+        for (int k = 0; k < narms; k++) {
+            int a = s % 2 ? narms - 1 - k : k;
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = now();
-            one(c, o, coll, mode, m, i);
-            t[i] = now() - t0;
+            if (mode == LOOP) {
+                for (long i = 0; i < iters; i++)
+                    one(c, o, arms[a], coll, mode, m, s * iters + i);
+                mine[a][s] = (now() - t0) / (double)iters;
+            } else {
+                one(c, o, arms[a], coll, mode, m, s);
+                mine[a][s] = now() - t0;
+            }
         }
-        double *mx = t + iters; /* the max over ranks, on rank 0 */
-        MPI_Reduce(t, mx, (int)iters, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-        if (c->rank == 0)
-            res = iq_mean(mx, iters);
+    for (int a = 0; a < narms; a++)
+        MPI_Reduce(mine[a], mx[a], (int)n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (c->rank != 0)
+        return 0;
+    if (narms == 2 && mode == LOOP) { /* per pair of blocks, before the sorts below */
+        for (long s = 0; s < n; s++)
+            mine[0][s] = mx[1][s] > 0 ? mx[0][s] / mx[1][s] : 1;
+        *ratio = median(mine[0], n);
     }
-    return res;
+    double res[2] = {0, 0};
+    for (int a = 0; a < narms; a++)
+        res[a] = mode == LOOP ? median(mx[a], n) : iq_mean(mx[a], n);
+    if (narms == 2) {
+        *us_b = res[1];
+        if (mode == BARRIER)
+            *ratio = res[1] > 0 ? res[0] / res[1] : 1;
+    }
+    return res[0];
 }
 
 /* ---------------------------------------------------------------- output */
@@ -492,15 +554,22 @@ static int write_json(const opts_t *o, int nranks, const char *lib, const result
     json_str(f, pre ? pre : "");
     fprintf(f, ",\n  \"settings\": {\"iters\": %ld, \"blocks\": %ld, \"budget\": %ld, "
                "\"min_iters\": %d, \"check\": %s, \"percall\": %s, \"calls\": %ld, "
-               "\"samples\": %ld},\n",
+               "\"samples\": %ld",
             o->iters, o->blocks, o->budget, MIN_ITERS, o->check ? "true" : "false",
             o->percall ? "true" : "false", o->calls, o->samples);
+    if (o->pair[0] >= 0)
+        fprintf(f, ", \"pair\": [\"%s\", \"%s\"]", arm_names[o->pair[0]], arm_names[o->pair[1]]);
+    fputs("},\n", f);
     fputs("  \"results\": [", f);
-    for (int i = 0; i < nr; i++)
+    for (int i = 0; i < nr; i++) {
         fprintf(f, "%s\n    {\"coll\": \"%s\", \"mode\": \"%s\", \"bytes\": %ld, \"iters\": %ld, "
-                   "\"warmup\": %ld, \"us\": %.6g}",
+                   "\"warmup\": %ld, \"us\": %.6g",
                 i ? "," : "", coll_names[r[i].coll], mode_names[r[i].mode], r[i].bytes,
                 r[i].iters, r[i].warmup, r[i].us);
+        if (o->pair[0] >= 0) /* us: arm A's */
+            fprintf(f, ", \"us_b\": %.6g, \"ratio\": %.6g", r[i].us_b, r[i].ratio);
+        fputc('}', f);
+    }
     fputs(nr ? "\n  ],\n  \"percall\": [" : "],\n  \"percall\": [", f);
     int first = 1;
     for (int k = 0; pc_ns && k < NCOLL; k++)
@@ -529,6 +598,8 @@ int main(int argc, char **argv)
     int rc = parse_opts(argc, argv, c.rank, &o);
     if (!rc && o.first && (o.percall || o.json || o.check))
         rc = fail(c.rank, "%s", "--first takes no --percall, --json or --check");
+    if (!rc && o.pair[0] >= 0 && (o.percall || o.first))
+        rc = fail(c.rank, "%s", "--pair takes no --percall or --first");
     if (rc) {
         MPI_Finalize();
         return rc == 1 ? 0 : rc;
@@ -557,7 +628,7 @@ int main(int argc, char **argv)
     c.counts = malloc(sizeof(int) * (size_t)P);
     c.displs = malloc(sizeof(int) * (size_t)P);
     long tn = o.iters > o.blocks ? o.iters : o.blocks;
-    double *t = o.percall ? NULL : malloc(sizeof(double) * 2 * (size_t)tn);
+    double *t = o.percall ? NULL : malloc(sizeof(double) * 4 * (size_t)tn);
     result_t *res = malloc(sizeof(result_t) * (size_t)(NCOLL * 2 * MAX_SIZES));
     if (!c.sb || !c.rb || !c.counts || !c.displs || (!o.percall && !t) || !res) {
         fprintf(stderr, "pacoll-plainbench: rank %d: out of memory\n", c.rank);
@@ -586,13 +657,13 @@ int main(int argc, char **argv)
                 for (int p = 0; p < P; p++)
                     c.counts[p] = (int)m, c.displs[p] = (int)((long)p * m);
                 for (long i = 0; i < o.calls / 10 + 1; i++)
-                    call(&c, coll, m);
+                    call(&c, ARM_MPI, coll, m);
                 double best = 1e30;
                 for (long s = 0; s < o.samples; s++) {
                     MPI_Barrier(MPI_COMM_WORLD);
                     double t0 = now();
                     for (long i = 0; i < o.calls; i++)
-                        call(&c, coll, m);
+                        call(&c, ARM_MPI, coll, m);
                     double mine = (now() - t0) / (double)o.calls * 1e9, mx = 0;
                     MPI_Reduce(&mine, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
                     if (mx < best)
@@ -620,7 +691,7 @@ int main(int argc, char **argv)
                     for (int n = 0; n < 2; n++) {
                         MPI_Barrier(MPI_COMM_WORLD);
                         double t0 = now();
-                        call(&c, coll, m);
+                        call(&c, ARM_MPI, coll, m);
                         double mine = now() - t0;
                         MPI_Allreduce(&mine, &f[n * o.samples + k], 1, MPI_DOUBLE, MPI_MAX,
                                       MPI_COMM_WORLD);
@@ -637,8 +708,16 @@ int main(int argc, char **argv)
         if (c.rank == 0)
             printf("# loop: %ld blocks of barrier + N back-to-back calls; block time / N, largest "
                    "over ranks, median over blocks\n# barrier: N x (barrier + 1 call), largest "
-                   "over ranks, interquartile mean over iterations\n# %-10s %-8s %8s %6s %12s\n",
-                   o.blocks, "coll", "mode", "bytes", "N", "us");
+                   "over ranks, interquartile mean over iterations\n",
+                   o.blocks);
+        if (c.rank == 0 && o.pair[0] >= 0)
+            printf("# pair: arms A = %s, B = %s, alternating A B B A; A / B: loop the median "
+                   "of the per-pair ratios, barrier the ratio of the means\n"
+                   "# %-10s %-8s %8s %6s %12s %12s %8s\n",
+                   arm_names[o.pair[0]], arm_names[o.pair[1]], "coll", "mode", "bytes", "N",
+                   "us A", "us B", "A / B");
+        else if (c.rank == 0)
+            printf("# %-10s %-8s %8s %6s %12s\n", "coll", "mode", "bytes", "N", "us");
         for (int ci = 0; ci < o.ncolls; ci++)
             for (int mi = 0; mi < o.nmodes; mi++)
                 for (int si = 0; si < o.nsizes; si++) {
@@ -649,13 +728,17 @@ int main(int argc, char **argv)
                     if (iters > o.iters)
                         iters = o.iters;
                     long warmup = o.warmup >= 0 ? o.warmup : (iters / 10 > 1 ? iters / 10 : 1);
-                    double s = block(&c, &o, coll, mode, m, iters, warmup, t);
-                    res[nr++] = (result_t){coll, mode, m, iters, warmup, s * 1e6};
-                    if (c.rank == 0) {
+                    double us_b = 0, ratio = 0;
+                    double s = block(&c, &o, coll, mode, m, iters, warmup, t, &us_b, &ratio);
+                    res[nr++] = (result_t){coll, mode, m, iters, warmup, s * 1e6, us_b * 1e6,
+                                           ratio};
+                    if (c.rank == 0 && o.pair[0] >= 0)
+                        printf("%-12s %-8s %8ld %6ld %12.3f %12.3f %8.3f\n", coll_names[coll],
+                               mode_names[mode], m, iters, s * 1e6, us_b * 1e6, ratio);
+                    else if (c.rank == 0)
                         printf("%-12s %-8s %8ld %6ld %12.3f\n", coll_names[coll],
                                mode_names[mode], m, iters, s * 1e6);
-                        fflush(stdout);
-                    }
+                    fflush(stdout);
                 }
     }
 

@@ -364,10 +364,16 @@ int main(int argc, char **argv)
         } else if (!app_common_option(&t.app, 1u << APP_ALLTOALL, argc, argv, &i, &bad))
             bad = 1;
     }
+    if (t.app.paired && t.decomp == FFTWMPI) { /* its alltoalls are FFTW's own calls */
+        if (t.app.rank == 0)
+            fprintf(stderr, "ft: --pair: FFTW's transposes call MPI_Alltoall themselves, so "
+                            "--decomp fftw has no PMPI_ arm\n");
+        bad = 1;
+    }
     if (bad) {
         if (t.app.rank == 0)
             fprintf(stderr, "usage: ft [--n N] [--iters I] [--decomp slab|pencil|fftw] "
-                            "[--grid RxC] [--algo NAME]\n");
+                            "[--grid RxC] [--algo NAME] [--pair A,B]\n");
         MPI_Finalize();
         return 2;
     }
@@ -391,6 +397,7 @@ int main(int argc, char **argv)
         rc = transform(&t, 1);
     app_start(&t.app);
     for (int it = 0; it < t.iters && rc == MPI_SUCCESS; it++) {
+        app_iteration(&t.app);
         rc = transform(&t, 0);
         if (rc == MPI_SUCCESS)
             rc = transform(&t, 1);

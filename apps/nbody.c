@@ -227,7 +227,7 @@ int main(int argc, char **argv)
     if (bad || !s.all0 || !s.count) {
         if (me == 0)
             fprintf(stderr, "usage: nbody [--n N] [--steps S] [--dt DT] [--eps E] [--offset X] "
-                            "[--tol T] [--serial-check 0|1] [--algo NAME]\n");
+                            "[--tol T] [--serial-check 0|1] [--algo NAME] [--pair A,B]\n");
         MPI_Finalize();
         return 2;
     }
@@ -253,8 +253,10 @@ int main(int argc, char **argv)
     double inv0[5], inv1[5];
     invariants(&s, inv0);
     app_start(&s.app);
-    for (int st = 0; st < s.steps && rc == MPI_SUCCESS; st++)
+    for (int st = 0; st < s.steps && rc == MPI_SUCCESS; st++) {
+        app_iteration(&s.app);
         rc = step(&s, sbuf);
+    }
     app_stop(&s.app);
     invariants(&s, inv1);
     double de = fabs((inv1[0] + inv1[1]) - (inv0[0] + inv0[1])) / fabs(inv0[0] + inv0[1]);

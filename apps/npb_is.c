@@ -323,7 +323,7 @@ int main(int argc, char **argv)
     }
     if (bad || (matrix && !ranks)) {
         if (r.rank == 0)
-            fprintf(stderr, "usage: npb_is [--class S|W|A] [--algo NAME] [--iters N]\n"
+            fprintf(stderr, "usage: npb_is [--class S|W|A] [--algo NAME] [--iters N] [--pair A,B]\n"
                             "       npb_is --class S|W|A --ranks P --matrix FILE\n");
         MPI_Finalize();
         return 2;
@@ -342,6 +342,7 @@ int main(int argc, char **argv)
         rc = exchange(&r);
     for (int it = 0; ok && it < iters && rc == MPI_SUCCESS; it++) {
         app_start(&r.app);
+        app_iteration(&r.app);
         double t0 = MPI_Wtime();
         rc = exchange(&r);
         double t = MPI_Wtime() - t0, tmax;

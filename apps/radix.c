@@ -212,7 +212,7 @@ int main(int argc, char **argv)
     if (bad || !r.keys || !r.tmp || !r.hist || !r.all || !r.sc) {
         if (r.app.rank == 0)
             fprintf(stderr, "usage: radix [--keys N] [--dist uniform|gauss|zipf] [--bits B] "
-                            "[--key-bits K] [--iters I] [--seed S] [--algo NAME]\n");
+                            "[--key-bits K] [--iters I] [--seed S] [--algo NAME] [--pair A,B]\n");
         MPI_Finalize();
         return 2;
     }
@@ -228,6 +228,7 @@ int main(int argc, char **argv)
         if (it == 0)
             rc = one_pass(&r, 0);
         app_start(&r.app);
+        app_iteration(&r.app);
         for (int s = 0; s < passes && rc == MPI_SUCCESS; s++)
             rc = one_pass(&r, s * r.bits);
         app_stop(&r.app);

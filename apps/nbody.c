@@ -228,6 +228,7 @@ int main(int argc, char **argv)
         if (me == 0)
             fprintf(stderr, "usage: nbody [--n N] [--steps S] [--dt DT] [--eps E] [--offset X] "
                             "[--tol T] [--serial-check 0|1] [--algo NAME] [--pair A,B]\n");
+        free(s.all0), free(s.count);
         MPI_Finalize();
         return 2;
     }

@@ -213,6 +213,7 @@ int main(int argc, char **argv)
         if (r.app.rank == 0)
             fprintf(stderr, "usage: radix [--keys N] [--dist uniform|gauss|zipf] [--bits B] "
                             "[--key-bits K] [--iters I] [--seed S] [--algo NAME] [--pair A,B]\n");
+        free(r.keys), free(r.tmp), free(r.hist), free(r.all), free(r.sc);
         MPI_Finalize();
         return 2;
     }

@@ -35,7 +35,9 @@
  *            through the MPI_ names (A or B = mpi: what the program gets, pacoll
  *            when preloaded) and the PMPI_ names (pmpi: the MPI library itself,
  *            preloaded or not), alternating A B B A ...: loop mode by blocks,
- *            barrier mode by iterations.  Loop: the ratio A / B is the median of
+ *            barrier mode by iterations, each arm with its own buffers (the
+ *            one-sided algorithms' cost depends on whose caches hold the
+ *            receive buffer).  Loop: the ratio A / B is the median of
  *            the per-pair-of-blocks ratios; barrier: the ratio of the two
  *            interquartile means.  pmpi,mpi under the preload is native /
  *            preload; pmpi,pmpi is its A/A control.  No process-to-process
@@ -96,7 +98,10 @@ typedef struct {
 
 typedef struct {
     int rank, nranks;
-    char *sb, *rb;
+    char *sb, *rb;        /* the current arm's buffers */
+    char *sbk[2], *rbk[2]; /* --pair: each arm its own, so that neither finds the
+                            * other's data in its caches (as a program's calls
+                            * all find their own); else both are sbk[0], rbk[0] */
     int *counts, *displs;
     MPI_Comm comm; /* MPI_COMM_WORLD, or --first's new communicator */
     long errors; /* wrong bytes seen by this rank */
@@ -475,14 +480,17 @@ static double block(ctx_t *c, const opts_t *o, int coll, int mode, long m, long 
 {
     for (int p = 0; p < c->nranks; p++)
         c->counts[p] = (int)m, c->displs[p] = (int)((long)p * m);
-    if (o->check)
-        fill_send(c, coll, m);
     int narms = o->pair[0] >= 0 ? 2 : 1;
+    for (int k = 0; o->check && k < narms; k++) {
+        c->sb = c->sbk[k], c->rb = c->rbk[k];
+        fill_send(c, coll, m);
+    }
     int arms[2] = {narms == 2 ? o->pair[0] : ARM_MPI, narms == 2 ? o->pair[1] : ARM_MPI};
     long n = mode == LOOP ? o->blocks : iters; /* samples per arm */
     double *mine[2] = {t, t + n}, *mx[2] = {t + 2 * n, t + 3 * n}; /* mx: on rank 0 */
     for (int a = 0; a < narms; a++)
         for (long i = 0; i < warmup; i++) {
+            c->sb = c->sbk[a], c->rb = c->rbk[a];
             if (mode == BARRIER)
                 MPI_Barrier(MPI_COMM_WORLD);
             one(c, o, arms[a], coll, mode, m, -i - 1);
@@ -491,6 +499,7 @@ static double block(ctx_t *c, const opts_t *o, int coll, int mode, long m, long 
     for (long s = 0; s < n; s++)
         for (int k = 0; k < narms; k++) {
             int a = s % 2 ? narms - 1 - k : k;
+            c->sb = c->sbk[a], c->rb = c->rbk[a];
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = now();
             if (mode == LOOP) {
@@ -623,19 +632,26 @@ int main(int argc, char **argv)
     lib[strcspn(lib, "\n,")] = '\0';
 
     size_t bytes = (size_t)P * (size_t)maxm;
-    c.sb = malloc(bytes);
-    c.rb = malloc(bytes);
+    int nbuf = o.pair[0] >= 0 ? 2 : 1;
+    for (int k = 0; k < nbuf; k++)
+        c.sbk[k] = malloc(bytes), c.rbk[k] = malloc(bytes);
+    if (nbuf == 1)
+        c.sbk[1] = c.sbk[0], c.rbk[1] = c.rbk[0];
+    c.sb = c.sbk[0], c.rb = c.rbk[0];
     c.counts = malloc(sizeof(int) * (size_t)P);
     c.displs = malloc(sizeof(int) * (size_t)P);
     long tn = o.iters > o.blocks ? o.iters : o.blocks;
     double *t = o.percall ? NULL : malloc(sizeof(double) * 4 * (size_t)tn);
     result_t *res = malloc(sizeof(result_t) * (size_t)(NCOLL * 2 * MAX_SIZES));
-    if (!c.sb || !c.rb || !c.counts || !c.displs || (!o.percall && !t) || !res) {
+    if (!c.sbk[0] || !c.rbk[0] || !c.sbk[1] || !c.rbk[1] || !c.counts || !c.displs ||
+        (!o.percall && !t) || !res) {
         fprintf(stderr, "pacoll-plainbench: rank %d: out of memory\n", c.rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    memset(c.sb, 1, bytes); /* touch every page before any timing */
-    memset(c.rb, 0, bytes);
+    for (int k = 0; k < nbuf; k++) { /* touch every page before any timing */
+        memset(c.sbk[k], 1, bytes);
+        memset(c.rbk[k], 0, bytes);
+    }
 
     const char *pre = getenv("LD_PRELOAD");
     if (c.rank == 0)
@@ -754,7 +770,9 @@ int main(int argc, char **argv)
     if (c.rank == 0 && o.json &&
         write_json(&o, P, lib, res, nr, o.percall ? pc_ns : NULL, errors))
         status = 1;
-    free(c.sb), free(c.rb), free(c.counts), free(c.displs), free(t), free(res);
+    for (int k = 0; k < nbuf; k++)
+        free(c.sbk[k]), free(c.rbk[k]);
+    free(c.counts), free(c.displs), free(t), free(res);
     MPI_Finalize();
     return status;
 }

@@ -41,7 +41,7 @@
  *            the per-pair-of-blocks ratios; barrier: the ratio of the two
  *            interquartile means.  pmpi,mpi under the preload is native /
  *            preload; pmpi,pmpi is its A/A control.  No process-to-process
- *            difference (placement, layout, carry-over from the previous run)
+ *            difference (placement, the host's phase, the previous run)
  *            enters the ratio.
  * N = min(--iters, max(MIN_ITERS, --budget / size)); W = max(1, N / 10).
  * Clock: clock_gettime(CLOCK_MONOTONIC), one origin for all processes of a

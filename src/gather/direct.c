@@ -17,6 +17,7 @@
  *     T = ceil((N-1)/k) * (alpha + m beta)
  */
 #include "engine/direct_engine.h"
+#include "gather/direct.h"
 
 #include <stdint.h>
 

@@ -35,14 +35,13 @@
  */
 #include "engine/direct_engine.h"
 #include "engine/hier.h"
+#include "gather/direct.h"
 
 #include <math.h>
 #include <stdint.h>
 
 #include "select/select.h"
 
-extern const pacoll_algo_t pc_gather_direct;
-size_t pc_gather_direct_copy_max(const pacoll_team_t *t); /* direct.c */
 
 typedef struct two_level {
     pc_layout_t x; /* first: the engine's callbacks get &x */

@@ -26,6 +26,11 @@
  * Under the preload, pmpi,mpi is native against pacoll in one process, and
  * pmpi,pmpi its A/A control (apps/run --paired; docs/APPS.md).  The loop of
  * each application calls app_iteration at the top of every timed iteration.
+ * Collectives a library makes for the application (ft --decomp fftw: FFTW's
+ * transposes) have no PMPI_ names to take: their pmpi arm runs on a
+ * communicator of app_arm_comm, whose info hints give every collective to the
+ * MPI library (pacoll_<coll>=native, docs/INTERPOSE.md "Info hints"), so its
+ * calls reach PMPI_ by the preload library's plain way, a few ns each.
  *
  * Header-only (static functions): each application is one .c file.
  */
@@ -175,6 +180,25 @@ static inline int app_common_option(app_t *a, unsigned mask, int argc, char **ar
     }
     return 0;
 }
+
+#ifndef APP_PACOLL
+/* --pair: a duplicate of MPI_COMM_WORLD for arm (see above); the caller
+ * frees it.  Without the preload the hints are the MPI library's to ignore. */
+static inline MPI_Comm app_arm_comm(int arm)
+{
+    MPI_Comm c;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    for (int k = 0; arm == APP_ARM_PMPI && k < APP_NCOLL; k++) {
+        char key[32];
+        snprintf(key, sizeof key, "pacoll_%s", app_coll_names[k]);
+        MPI_Info_set(info, key, "native");
+    }
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c);
+    MPI_Info_free(&info);
+    return c;
+}
+#endif
 
 static inline void app_init(app_t *a, const char *name)
 {

@@ -19,7 +19,8 @@
  *   fftw    the slab decomposition with FFTW's own MPI transposes
  *           (fftw_mpi_plan_many_transpose): an unchanged third-party library
  *           calling MPI_Alltoall, the preload path.  Only in the plain build
- *           against the MPI that libfftw3_mpi is linked with.
+ *           against the MPI that libfftw3_mpi is linked with; with --pair,
+ *           one plan per arm, on app_arm_comm's communicators (app.h).
  * Verification: after the timed loop the array equals the input (max error
  * below 1e-9 of the largest value); then, untimed, a single plane wave
  * exp(2 pi i k.x / N) must transform to one spike of height N^3 at k, and
@@ -46,7 +47,8 @@ typedef struct ft {
     fftw_complex *a, *b, *sbuf, *rbuf; /* data, transposed data, alltoall buffers */
     fftw_plan f[3], bk[3];           /* forward / backward local transforms, per stage */
 #ifdef APP_FFTW_MPI
-    fftw_plan tf, tb;                /* FFTW's transposes, forward and back */
+    fftw_plan tf[2], tb[2];          /* FFTW's transposes, forward and back, per --pair arm */
+    MPI_Comm arm_comm[2];            /* --pair: the arms' communicators (app_arm_comm) */
 #endif
     unsigned fftw_flags;             /* FFTW's planner for its MPI transposes */
 } ft_t;
@@ -63,11 +65,11 @@ static fftw_plan plan1(int n, int howmany, fftw_complex *x, int sign)
 
 #ifdef APP_FFTW_MPI
 /* FFTW's own transpose (an MPI_Alltoall inside FFTW), timed as the
- * application's alltoall */
-static void fftw_transpose(ft_t *t, fftw_plan plan, fftw_complex *in, fftw_complex *out)
+ * application's alltoall: with --pair, the plan of the iteration's arm */
+static void fftw_transpose(ft_t *t, fftw_plan plan[2], fftw_complex *in, fftw_complex *out)
 {
     double t0 = MPI_Wtime();
-    fftw_mpi_execute_r2r(plan, (double *)in, (double *)out);
+    fftw_mpi_execute_r2r(plan[t->app.paired ? t->app.arm : APP_ARM_MPI], (double *)in, (double *)out);
     if (t->app.timing)
         t->app.coll_s += MPI_Wtime() - t0, t->app.calls[APP_ALLTOALL]++;
 }
@@ -292,12 +294,16 @@ static int setup(ft_t *t)
         t->f[1] = plan1(n, ml, t->b, FFTW_FORWARD);
         t->bk[1] = plan1(n, ml, t->b, FFTW_BACKWARD);
 #ifdef APP_FFTW_MPI
-        if (t->decomp == FFTWMPI) {
-            t->tf = fftw_mpi_plan_many_transpose(n, (ptrdiff_t)n * n, 2, FFTW_MPI_DEFAULT_BLOCK,
-                FFTW_MPI_DEFAULT_BLOCK, (double *)t->a, (double *)t->b, MPI_COMM_WORLD, t->fftw_flags | FFTW_DESTROY_INPUT);
-            t->tb = fftw_mpi_plan_many_transpose((ptrdiff_t)n * n, n, 2, FFTW_MPI_DEFAULT_BLOCK,
-                FFTW_MPI_DEFAULT_BLOCK, (double *)t->b, (double *)t->a, MPI_COMM_WORLD, t->fftw_flags | FFTW_DESTROY_INPUT);
-            if (!t->tf || !t->tb)
+        /* --pair: a plan per arm, each on its arm's communicator */
+        for (int arm = 0; t->decomp == FFTWMPI && arm < 1 + t->app.paired; arm++) {
+            MPI_Comm comm = MPI_COMM_WORLD;
+            if (t->app.paired)
+                comm = t->arm_comm[arm] = app_arm_comm(arm);
+            t->tf[arm] = fftw_mpi_plan_many_transpose(n, (ptrdiff_t)n * n, 2, FFTW_MPI_DEFAULT_BLOCK,
+                FFTW_MPI_DEFAULT_BLOCK, (double *)t->a, (double *)t->b, comm, t->fftw_flags | FFTW_DESTROY_INPUT);
+            t->tb[arm] = fftw_mpi_plan_many_transpose((ptrdiff_t)n * n, n, 2, FFTW_MPI_DEFAULT_BLOCK,
+                FFTW_MPI_DEFAULT_BLOCK, (double *)t->b, (double *)t->a, comm, t->fftw_flags | FFTW_DESTROY_INPUT);
+            if (!t->tf[arm] || !t->tb[arm])
                 return 0;
         }
 #endif
@@ -364,12 +370,6 @@ int main(int argc, char **argv)
         } else if (!app_common_option(&t.app, 1u << APP_ALLTOALL, argc, argv, &i, &bad))
             bad = 1;
     }
-    if (t.app.paired && t.decomp == FFTWMPI) { /* its alltoalls are FFTW's own calls */
-        if (t.app.rank == 0)
-            fprintf(stderr, "ft: --pair: FFTW's transposes call MPI_Alltoall themselves, so "
-                            "--decomp fftw has no PMPI_ arm\n");
-        bad = 1;
-    }
     if (bad) {
         if (t.app.rank == 0)
             fprintf(stderr, "usage: ft [--n N] [--iters I] [--decomp slab|pencil|fftw] "
@@ -390,11 +390,16 @@ int main(int argc, char **argv)
         global_index(&t, e, 0, g);
         t.a[e][0] = input_value(seed, g, t.n, 0), t.a[e][1] = input_value(seed, g, t.n, 1);
     }
-    /* one untimed round trip first: pacoll's and the MPI library's set-up
+    /* one untimed round trip first (per --pair arm: the arms' plans have
+       communicators of their own): pacoll's and the MPI library's set-up
        of the communicators, FFTW's first touches */
-    rc = transform(&t, 0);
-    if (rc == MPI_SUCCESS)
-        rc = transform(&t, 1);
+    for (int arm = 0; arm < 1 + t.app.paired && rc == MPI_SUCCESS; arm++) {
+        t.app.arm = arm;
+        rc = transform(&t, 0);
+        if (rc == MPI_SUCCESS)
+            rc = transform(&t, 1);
+    }
+    t.app.arm = APP_ARM_MPI;
     app_start(&t.app);
     for (int it = 0; it < t.iters && rc == MPI_SUCCESS; it++) {
         app_iteration(&t.app);
@@ -422,8 +427,11 @@ int main(int argc, char **argv)
             fftw_destroy_plan(t.f[s]), fftw_destroy_plan(t.bk[s]);
     }
 #ifdef APP_FFTW_MPI
-    if (t.decomp == FFTWMPI)
-        fftw_destroy_plan(t.tf), fftw_destroy_plan(t.tb);
+    for (int arm = 0; t.decomp == FFTWMPI && arm < 1 + t.app.paired; arm++) {
+        fftw_destroy_plan(t.tf[arm]), fftw_destroy_plan(t.tb[arm]);
+        if (t.app.paired)
+            MPI_Comm_free(&t.arm_comm[arm]);
+    }
 #endif
     fftw_free(t.a), fftw_free(t.b), fftw_free(t.sbuf), fftw_free(t.rbuf);
     if (t.decomp == PENCIL)

@@ -6,7 +6,16 @@
 ! exchanged with MPI_ALLGATHER every step; the per-rank energies come to
 ! rank 0 with MPI_GATHER.
 !
-!   nbody_f [N [STEPS]]        (defaults 1024 and 10)
+!   nbody_f [N [STEPS]] [--pair A,B]     (defaults 1024 and 10)
+!
+! --pair A,B (A and B each mpi or pmpi; apps/app.h has the design): the
+! steps alternate A B B A ... between two duplicates of MPI_COMM_WORLD, for
+! mpi one without hints and for pmpi one whose info hints give every
+! collective to the MPI library (pacoll_<coll>=native, given through the
+! Fortran MPI_COMM_DUP_WITH_INFO).  Under the preload that is native against
+! pacoll in one process.  The result line adds the fields of app.h's:
+! pair=A,B a_iter_s= b_iter_s= a_coll_iter_s= b_coll_iter_s= pair_iters=
+! pair_ratio= pair_coll_ratio= (medians over the slowest rank's steps).
 !
 ! Verification: total energy kept within 1e-4 (relative) and total
 ! momentum within 1e-12 of the sum of |m v|.  Prints the suite's result line
@@ -20,17 +29,33 @@ program nbody_f
   real(dp) :: dt, eps2, m, e0, e1, p0(3), p1(3), scale, t0, t1, tc, tcoll, tmax, cmax, buf(4)
   character(len=32) :: arg, w(3)
   logical :: ok
+  ! --pair: the arms (0 mpi, 1 pmpi) of places A and B, their communicators,
+  ! each step's time and time in the allgather
+  integer :: pair(0:1), arm_comm(0:1), comm, narg
+  logical :: paired
+  real(dp), allocatable :: it_t(:), it_c(:)
+  character(len=4), parameter :: arm_name(0:1) = (/ 'mpi ', 'pmpi' /)
 
   call MPI_INIT(ierr)
   call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
   call MPI_COMM_SIZE(MPI_COMM_WORLD, nprocs, ierr)
   n = 1024
   steps = 10
-  if (command_argument_count() >= 1) then
+  paired = .false.
+  narg = command_argument_count()
+  if (narg >= 2) then
+    call get_command_argument(narg - 1, arg)
+    if (arg == '--pair') then
+      call get_command_argument(narg, arg)
+      call parse_pair(arg)
+      narg = narg - 2
+    end if
+  end if
+  if (narg >= 1) then
     call get_command_argument(1, arg)
     read (arg, *) n
   end if
-  if (command_argument_count() >= 2) then
+  if (narg >= 2) then
     call get_command_argument(2, arg)
     read (arg, *) steps
   end if
@@ -43,7 +68,14 @@ program nbody_f
   dt = 1.0d-3
   eps2 = 0.05d0**2
   m = 1.0d0 / n
-  allocate (x(3, nl), v(3, nl), a(3, nl), allx(3, n), ke_all(nprocs))
+  allocate (x(3, nl), v(3, nl), a(3, nl), allx(3, n), ke_all(nprocs), it_t(steps), it_c(steps))
+  if (paired) then
+    call arm_comms()
+    ! each arm's communicator gets its first call (pacoll's set-up) untimed
+    do k = 0, 1
+      call MPI_BARRIER(arm_comm(k), ierr)
+    end do
+  end if
 
   ! every rank draws the same sequence and keeps its own block of bodies
   call init_bodies()
@@ -57,14 +89,19 @@ program nbody_f
   call MPI_BARRIER(MPI_COMM_WORLD, ierr)
   t0 = MPI_WTIME()
   do s = 1, steps
+    it_t(s) = MPI_WTIME()
+    comm = MPI_COMM_WORLD
+    if (paired) comm = arm_comm(pair(merge(1, 0, mod(s, 4) >= 2)))  ! A B B A A B B A ...
     v = v + 0.5d0 * dt * a
     x = x + dt * v
     tc = MPI_WTIME()
     call MPI_ALLGATHER(x, 3 * nl, MPI_DOUBLE_PRECISION, allx, 3 * nl, MPI_DOUBLE_PRECISION, &
-                       MPI_COMM_WORLD, ierr)
-    tcoll = tcoll + (MPI_WTIME() - tc)
+                       comm, ierr)
+    it_c(s) = MPI_WTIME() - tc
+    tcoll = tcoll + it_c(s)
     call accel()
     v = v + 0.5d0 * dt * a
+    it_t(s) = MPI_WTIME() - it_t(s)
   end do
   t1 = MPI_WTIME() - t0
   call invariants(e1, p1)
@@ -76,19 +113,132 @@ program nbody_f
   ok = abs(e1 - e0) < 1.0d-4 * abs(e0) .and. maxval(abs(p1 - p0)) < 1.0d-12 * scale
   call MPI_REDUCE(t1, tmax, 1, MPI_DOUBLE_PRECISION, MPI_MAX, 0, MPI_COMM_WORLD, ierr)
   call MPI_REDUCE(tcoll, cmax, 1, MPI_DOUBLE_PRECISION, MPI_MAX, 0, MPI_COMM_WORLD, ierr)
+  if (paired) call reduce_steps()
   call kinetic_check()
   if (rank == 0) then
     write (w(1), '(es9.2)') abs(e1 - e0) / abs(e0)
     write (w(2), '(f12.6)') tmax
     write (w(3), '(f12.6)') cmax
-    write (*, '(8a,i0,a,i0,a,i0,2a)') 'app=nbody_f mode=fortran', ' dE=', trim(adjustl(w(1))), &
+    write (*, '(8a,i0,a,i0,a,i0,4a)') 'app=nbody_f mode=fortran', ' dE=', trim(adjustl(w(1))), &
       ' total_s=', trim(adjustl(w(2))), ' coll_s=', trim(adjustl(w(3))), ' ranks=', nprocs, &
-      ' n=', n, ' steps=', steps, ' algo=allgather:see-stats verified=', trim(merge('yes', 'no ', ok))
+      ' n=', n, ' steps=', steps, ' algo=allgather:see-stats', trim(pair_fields()), &
+      ' verified=', trim(merge('yes', 'no ', ok))
+  end if
+  if (paired) then
+    do k = 0, 1
+      call MPI_COMM_FREE(arm_comm(k), ierr)
+    end do
   end if
   call MPI_FINALIZE(ierr)
   if (.not. ok) stop 1
 
 contains
+
+  subroutine parse_pair(v)
+    character(len=*), intent(in) :: v
+    integer :: c, k2
+    c = index(v, ',')
+    paired = c > 1
+    if (paired) then
+      do k2 = 0, 1
+        pair(k2) = -1
+        if (k2 == 0 .and. v(1:c - 1) == 'mpi' .or. k2 == 1 .and. v(c + 1:) == 'mpi') pair(k2) = 0
+        if (k2 == 0 .and. v(1:c - 1) == 'pmpi' .or. k2 == 1 .and. v(c + 1:) == 'pmpi') pair(k2) = 1
+        paired = paired .and. pair(k2) >= 0
+      end do
+    end if
+    if (.not. paired) then
+      if (rank == 0) write (0, '(3a)') 'nbody_f: --pair ', trim(v), ': expected A,B, each mpi or pmpi'
+      call MPI_FINALIZE(ierr)
+      stop 2
+    end if
+  end subroutine parse_pair
+
+  ! --pair: arm 0 a duplicate without hints, arm 1 one hinted to the MPI library
+  subroutine arm_comms()
+    integer :: info, c
+    character(len=9), parameter :: colls(4) = (/ 'alltoall ', 'alltoallv', 'allgather', &
+                                                 'gather   ' /)
+    do k = 0, 1
+      call MPI_INFO_CREATE(info, ierr)
+      do c = 1, 4
+        if (k == 1) call MPI_INFO_SET(info, 'pacoll_' // trim(colls(c)), 'native', ierr)
+      end do
+      call MPI_COMM_DUP_WITH_INFO(MPI_COMM_WORLD, info, arm_comm(k), ierr)
+      call MPI_INFO_FREE(info, ierr)
+    end do
+  end subroutine arm_comms
+
+  ! --pair: the result line's fields (rank 0, after the reductions below)
+  function pair_fields() result(f)
+    character(len=320) :: f
+    f = ''
+    if (paired) f = pair_summary()
+  end function pair_fields
+
+  function pair_summary() result(f)
+    character(len=320) :: f
+    real(dp) :: ta(steps), tb(steps), ca(steps), cb(steps), r(steps), rc(steps), med(6)
+    integer :: na, nb, np_, st
+    na = 0
+    nb = 0
+    do st = 1, steps  ! the slowest rank's steps are on rank 0 already (reduce_steps)
+      if (mod(st, 4) < 2) then  ! place A
+        na = na + 1
+        ta(na) = it_t(st)
+        ca(na) = it_c(st)
+      else
+        nb = nb + 1
+        tb(nb) = it_t(st)
+        cb(nb) = it_c(st)
+      end if
+    end do
+    np_ = min(na, nb)
+    do st = 1, np_
+      r(st) = ta(st) / max(tb(st), tiny(1.0d0))
+      rc(st) = ca(st) / max(cb(st), tiny(1.0d0))
+    end do
+    med = (/ median(ta, np_), median(tb, np_), median(ca, np_), median(cb, np_), &
+             median(r, np_), median(rc, np_) /)
+    write (f, '(5a,4(a,es12.6),a,i0,2(a,f6.4))') ' pair=', trim(arm_name(pair(0))), ',', &
+      trim(arm_name(pair(1))), '', ' a_iter_s=', med(1), ' b_iter_s=', med(2), &
+      ' a_coll_iter_s=', med(3), ' b_coll_iter_s=', med(4), ' pair_iters=', 2 * np_, &
+      ' pair_ratio=', med(5), ' pair_coll_ratio=', med(6)
+  end function pair_summary
+
+  ! --pair: each step's time, the slowest rank's, on rank 0
+  subroutine reduce_steps()
+    real(dp) :: mx(steps)
+    call MPI_REDUCE(it_t, mx, steps, MPI_DOUBLE_PRECISION, MPI_MAX, 0, MPI_COMM_WORLD, ierr)
+    it_t = mx
+    call MPI_REDUCE(it_c, mx, steps, MPI_DOUBLE_PRECISION, MPI_MAX, 0, MPI_COMM_WORLD, ierr)
+    it_c = mx
+  end subroutine reduce_steps
+
+  ! the median of v(1:n) (sorted in place), as app.h's
+  real(dp) function median(v, nv)
+    real(dp), intent(inout) :: v(:)
+    integer, intent(in) :: nv
+    integer :: p, q
+    real(dp) :: t
+    median = 1
+    if (nv < 1) return
+    do p = 2, nv
+      t = v(p)
+      q = p - 1
+      do while (q >= 1)
+        if (v(q) <= t) exit
+        v(q + 1) = v(q)
+        q = q - 1
+      end do
+      v(q + 1) = t
+    end do
+    if (mod(nv, 2) == 1) then
+      median = v(nv / 2 + 1)
+    else
+      median = 0.5d0 * (v(nv / 2) + v(nv / 2 + 1))
+    end if
+  end function median
 
   subroutine init_bodies()
     real(dp) :: r(6)

@@ -258,8 +258,7 @@ static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
                         pacoll_coll_name(c->coll));
     /* A team is only made for an intracommunicator, and records the thread
      * level (fixed at MPI_Init): a communicator with one asks MPI nothing
-     * more.  (No team is made for MPI_THREAD_MULTIPLE, but
-     * pacoll_comm_set_algorithm may have made one.) */
+     * more.  (No team is made for MPI_THREAD_MULTIPLE.) */
     if (!t)
         t = pc_team_find(c->comm);
     if (!t && (PMPI_Comm_test_inter(c->comm, &inter), inter))
@@ -513,11 +512,8 @@ PC_EXPORT int pacoll_comm_set_algorithm(MPI_Comm comm, pacoll_coll_t coll, const
     PMPI_Comm_test_inter(comm, &inter);
     if (inter)
         return pc_raise(comm, MPI_ERR_COMM, 0, "pacoll_comm_set_algorithm: intercommunicator");
-    pacoll_team_t *t = pc_team_open(comm, &rc);
-    if (!t)
-        return pc_raise(comm, rc, 1, "pacoll_comm_set_algorithm: could not set up the communicator");
-    t->comm_choice[coll] = idx;
-    t->plain[coll] = PC_PLAIN_NO;
+    if ((rc = pc_comm_choose(comm, coll, idx)) != MPI_SUCCESS)
+        return pc_raise(comm, rc, 1, "pacoll_comm_set_algorithm: could not record the choice");
     return MPI_SUCCESS;
 }
 

@@ -65,6 +65,13 @@ static inline void pc_block_arg(const pc_mpi_call_t *c, int rank, int *count, MP
 int pc_normalize(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n);
 int pc_norm_finish(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n, int ok);
 
+/* The info hints pacoll_<coll> (hints.c): taken from info for comm, where
+ * is the MPI call for messages.  replace: the hints not in info become
+ * automatic (MPI_Comm_dup_with_info, MPI_Comm_split_type), else they keep
+ * their values (MPI_Comm_set_info).  _get adds comm's to info. */
+int pc_api_hints_set(const char *where, MPI_Comm comm, MPI_Info info, int replace);
+int pc_api_hints_get(MPI_Comm comm, MPI_Info info);
+
 /* The plain way (docs/TUNE.md, "The per-call cost"): a call that went to the MPI
  * library without being named at its call site goes there again without
  * dispatch's look-ups, when the team has nothing to profile, report, count

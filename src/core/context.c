@@ -6,6 +6,7 @@
 static pthread_once_t keyvals_once = PTHREAD_ONCE_INIT;
 static int team_keyval = MPI_KEYVAL_INVALID;
 static int context_keyval = MPI_KEYVAL_INVALID;
+static int choice_keyval = MPI_KEYVAL_INVALID;
 pc_context_t *pc_context_current; /* from the context's making to its freeing */
 
 static int team_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
@@ -53,6 +54,9 @@ static void make_keyvals(void)
     int tk = MPI_KEYVAL_INVALID;
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, context_delete, &context_keyval, NULL);
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, team_delete, &tk, NULL);
+    /* the value is the choice itself (team.c): MPI_Comm_dup copies it, and
+     * there is nothing to free */
+    PMPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &choice_keyval, NULL);
     __atomic_store_n(&team_keyval, tk, __ATOMIC_RELEASE);
 }
 
@@ -64,6 +68,12 @@ int pc_team_keyval(void)
         return k;
     pthread_once(&keyvals_once, make_keyvals);
     return __atomic_load_n(&team_keyval, __ATOMIC_ACQUIRE);
+}
+
+int pc_choice_keyval(void)
+{
+    pthread_once(&keyvals_once, make_keyvals);
+    return choice_keyval;
 }
 
 pc_context_t *pc_context_get(int create)

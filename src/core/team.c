@@ -162,8 +162,10 @@ static int team_init(pacoll_team_t *t, MPI_Comm comm)
     t->node_comm = t->leader_comm = t->host_comm = MPI_COMM_NULL;
     t->nic = -1;
     pc_config_read(&t->cfg);
-    for (int c = 0; c < PACOLL_NCOLL; c++)
-        t->comm_choice[c] = t->last_algo[c] = t->pick[c].idx = -1;
+    for (int c = 0; c < PACOLL_NCOLL; c++) {
+        t->last_algo[c] = t->pick[c].idx = -1;
+        t->comm_choice[c] = pc_comm_choice(comm, (pacoll_coll_t)c);
+    }
     int rc = PMPI_Comm_dup(comm, &t->comm);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -286,6 +288,42 @@ void pc_team_free_local(pacoll_team_t *t)
     t->comm = MPI_COMM_NULL; /* no MPI calls: MPI is gone */
     pc_verdict_free(t);
     free_memory(t);
+}
+
+/* The attribute's value is the choices themselves, 16 bits per collective
+ * (registry index + 1; 0 is automatic): copied by MPI_COMM_DUP_FN, never
+ * freed. */
+#define CHOICE_BITS 16
+_Static_assert(PACOLL_NCOLL * CHOICE_BITS <= 64 && PC_MAX_ALGOS < (1 << CHOICE_BITS),
+               "a communicator's choices fit in one attribute value");
+
+static uint64_t choices_of(MPI_Comm comm)
+{
+    void *v = NULL;
+    int flag = 0;
+    if (PMPI_Comm_get_attr(comm, pc_choice_keyval(), &v, &flag) != MPI_SUCCESS || !flag)
+        return 0;
+    return (uint64_t)(uintptr_t)v;
+}
+
+int pc_comm_choice(MPI_Comm comm, pacoll_coll_t coll)
+{
+    return (int)((choices_of(comm) >> (CHOICE_BITS * coll)) & ((1u << CHOICE_BITS) - 1)) - 1;
+}
+
+int pc_comm_choose(MPI_Comm comm, pacoll_coll_t coll, int idx)
+{
+    uint64_t mask = (uint64_t)((1u << CHOICE_BITS) - 1) << (CHOICE_BITS * coll);
+    uint64_t v = (choices_of(comm) & ~mask) | ((uint64_t)(idx + 1) << (CHOICE_BITS * coll));
+    int rc = PMPI_Comm_set_attr(comm, pc_choice_keyval(), (void *)(uintptr_t)v);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    pacoll_team_t *t = pc_team_find(comm);
+    if (t) {
+        t->comm_choice[coll] = idx;
+        t->plain[coll] = 0; /* the next call asks the dispatch again (api.h) */
+    }
+    return MPI_SUCCESS;
 }
 
 pacoll_team_t *pc_team_find(MPI_Comm comm)

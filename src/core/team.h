@@ -76,7 +76,7 @@ struct pacoll_team {
     MPI_Datatype plain_type[PACOLL_NCOLL]; /* of this named type (NULL: not known yet) */
     pc_verdict_t verdict; /* calls rejected on some ranks only (verdict.h) */
     struct pacoll_team *parent; /* the team a sub-team (multileader's lane) serves */
-    int comm_choice[PACOLL_NCOLL]; /* pacoll_comm_set_algorithm, -1 = none */
+    int comm_choice[PACOLL_NCOLL]; /* pc_comm_choose's, -1 = none */
     int last_algo[PACOLL_NCOLL];   /* registry index of the last call, -1 = none */
     uint64_t said_choice[PACOLL_NCOLL]; /* PACOLL_VERBOSE: size ranges whose choice was said */
     pc_stat_t stats[PC_MAX_ALGOS];
@@ -113,6 +113,15 @@ void pc_team_free(pacoll_team_t *team);
 /* Frees only this process's memory (no MPI calls): for teams orphaned by
  * MPI's own finalization. */
 void pc_team_free_local(pacoll_team_t *team);
+
+/* The algorithm chosen for a communicator (pacoll_comm_set_algorithm, or
+ * the info hints pacoll_<coll>: api/hints.c), by registry index; -1 is
+ * automatic.  It is an attribute of the communicator, so MPI_Comm_dup
+ * passes it on as MPI passes on info hints (a library that duplicates the
+ * caller's communicator keeps the caller's choice), and it is mirrored in
+ * the team's comm_choice.  Local: no MPI communication. */
+int pc_comm_choose(MPI_Comm comm, pacoll_coll_t coll, int idx);
+int pc_comm_choice(MPI_Comm comm, pacoll_coll_t coll);
 
 /* True when rank r of the team shares memory with this process. */
 static inline int pc_team_same_host(const pacoll_team_t *t, int r) { return t->host_of[r] >= 0; }

@@ -20,6 +20,10 @@
  * and arrays), as Open MPI's, MPICH's and SimGrid SMPI's mpi.h declare them.
  * MPI_Finalize is not here: the library core defines it (statistics, then
  * PMPI_Finalize).  Fortran callers need their own entry points: fortran.c.
+ *
+ * The communicator calls that carry info hints are here too: pacoll reads
+ * its own keys (pacoll_<coll>, api/hints.c) after the MPI library has done
+ * the call, and adds them to what MPI_Comm_get_info reports.
  */
 #include <mpi.h>
 
@@ -70,4 +74,31 @@ PACOLL_INTERPOSE_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_D
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return pc_api_gather(PC_CALLER, NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                          recvtype, root, comm);
+}
+
+/* ---- info hints (api/hints.c) ---- */
+
+PACOLL_INTERPOSE_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    int rc = PMPI_Comm_set_info(comm, info);
+    return rc == MPI_SUCCESS ? pc_api_hints_set("MPI_Comm_set_info", comm, info, 0) : rc;
+}
+
+PACOLL_INTERPOSE_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
+    return rc == MPI_SUCCESS ? pc_api_hints_set("MPI_Comm_dup_with_info", *newcomm, info, 1) : rc;
+}
+
+PACOLL_INTERPOSE_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key,
+                                                MPI_Info info, MPI_Comm *newcomm)
+{
+    int rc = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+    return rc == MPI_SUCCESS ? pc_api_hints_set("MPI_Comm_split_type", *newcomm, info, 1) : rc;
+}
+
+PACOLL_INTERPOSE_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    int rc = PMPI_Comm_get_info(comm, info_used);
+    return rc == MPI_SUCCESS ? pc_api_hints_get(comm, *info_used) : rc;
 }

@@ -10,7 +10,9 @@
  *   mpif.h and `use mpi`:  mpi_alltoall_ (gfortran, ifort, flang), plus the
  *                          other manglings mpi_alltoall, mpi_alltoall__ and
  *                          MPI_ALLTOALL, for alltoall, alltoallv, allgather,
- *                          gather and finalize;
+ *                          gather and finalize, and for the communicator
+ *                          calls that carry info hints (comm_set_info,
+ *                          comm_dup_with_info, comm_split_type, comm_get_info);
  *   `use mpi_f08` (Open MPI 4.x): mpi_alltoall_f08_ and friends, which take
  *                          the same arguments (a TYPE(MPI_Comm) is one INTEGER,
  *                          passed by reference; ierror is OPTIONAL, so it may
@@ -210,6 +212,54 @@ static void f_finalize(MPI_Fint *ierr)
     set_ierr(ierr, MPI_Finalize());
 }
 
+/* ---- info hints (api/hints.c): the MPI library's call, then pacoll's keys ---- */
+
+static void f_comm_set_info(const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *ierr)
+{
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    MPI_Info i = MPI_Info_f2c(*info);
+    int rc = PMPI_Comm_set_info(c, i);
+    set_ierr(ierr, rc == MPI_SUCCESS ? pc_api_hints_set("MPI_COMM_SET_INFO", c, i, 0) : rc);
+}
+
+static void f_comm_dup_with_info(const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *newcomm,
+                                 MPI_Fint *ierr)
+{
+    MPI_Comm n = MPI_COMM_NULL;
+    MPI_Info i = MPI_Info_f2c(*info);
+    int rc = PMPI_Comm_dup_with_info(MPI_Comm_f2c(*comm), i, &n);
+    if (rc == MPI_SUCCESS) {
+        *newcomm = MPI_Comm_c2f(n);
+        rc = pc_api_hints_set("MPI_COMM_DUP_WITH_INFO", n, i, 1);
+    }
+    set_ierr(ierr, rc);
+}
+
+static void f_comm_split_type(const MPI_Fint *comm, const MPI_Fint *split_type, const MPI_Fint *key,
+                              const MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr)
+{
+    MPI_Comm n = MPI_COMM_NULL;
+    MPI_Info i = MPI_Info_f2c(*info);
+    int rc = PMPI_Comm_split_type(MPI_Comm_f2c(*comm), (int)*split_type, (int)*key, i, &n);
+    if (rc == MPI_SUCCESS) {
+        *newcomm = MPI_Comm_c2f(n);
+        rc = pc_api_hints_set("MPI_COMM_SPLIT_TYPE", n, i, 1);
+    }
+    set_ierr(ierr, rc);
+}
+
+static void f_comm_get_info(const MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr)
+{
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    MPI_Info i = MPI_INFO_NULL;
+    int rc = PMPI_Comm_get_info(c, &i);
+    if (rc == MPI_SUCCESS) {
+        *info_used = MPI_Info_c2f(i);
+        rc = pc_api_hints_get(c, i);
+    }
+    set_ierr(ierr, rc);
+}
+
 /* ---- the exported names ---- */
 
 #define PACOLL_ALLTOALL_PARAMS                                                                   \
@@ -224,6 +274,13 @@ static void f_finalize(MPI_Fint *ierr)
      const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *root,                 \
      const MPI_Fint *comm, MPI_Fint *ierr)
 #define PACOLL_FINALIZE_PARAMS (MPI_Fint *ierr)
+#define PACOLL_SET_INFO_PARAMS (const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *ierr)
+#define PACOLL_DUP_WITH_INFO_PARAMS \
+    (const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr)
+#define PACOLL_SPLIT_TYPE_PARAMS                                                           \
+    (const MPI_Fint *comm, const MPI_Fint *split_type, const MPI_Fint *key, const MPI_Fint *info, \
+     MPI_Fint *newcomm, MPI_Fint *ierr)
+#define PACOLL_GET_INFO_PARAMS (const MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr)
 
 /* The four Fortran 77 manglings of one routine, plus Open MPI's mpi_f08 name
  * (gfortran's mangling of the module's specific procedure MPI_Xxx_f08). */
@@ -239,5 +296,11 @@ PACOLL_F_NAMES(mpi_alltoallv, MPI_ALLTOALLV, f_alltoallv, PACOLL_ALLTOALLV_PARAM
 PACOLL_F_NAMES(mpi_allgather, MPI_ALLGATHER, f_allgather, PACOLL_ALLTOALL_PARAMS);
 PACOLL_F_NAMES(mpi_gather, MPI_GATHER, f_gather, PACOLL_GATHER_PARAMS);
 PACOLL_F_NAMES(mpi_finalize, MPI_FINALIZE, f_finalize, PACOLL_FINALIZE_PARAMS);
+PACOLL_F_NAMES(mpi_comm_set_info, MPI_COMM_SET_INFO, f_comm_set_info, PACOLL_SET_INFO_PARAMS);
+PACOLL_F_NAMES(mpi_comm_dup_with_info, MPI_COMM_DUP_WITH_INFO, f_comm_dup_with_info,
+               PACOLL_DUP_WITH_INFO_PARAMS);
+PACOLL_F_NAMES(mpi_comm_split_type, MPI_COMM_SPLIT_TYPE, f_comm_split_type,
+               PACOLL_SPLIT_TYPE_PARAMS);
+PACOLL_F_NAMES(mpi_comm_get_info, MPI_COMM_GET_INFO, f_comm_get_info, PACOLL_GET_INFO_PARAMS);
 
 #endif /* not SMPI */

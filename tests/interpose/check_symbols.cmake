@@ -35,8 +35,11 @@ set(c_names MPI_Alltoall MPI_Alltoallv MPI_Allgather MPI_Gather)
 list(APPEND c_names MPI_Init MPI_Init_thread MPI_Barrier MPI_Bcast MPI_Reduce MPI_Allreduce
      MPI_Gatherv MPI_Scatter MPI_Scatterv MPI_Allgatherv MPI_Alltoallw MPI_Reduce_scatter
      MPI_Reduce_scatter_block MPI_Scan MPI_Exscan)
+# the communicator calls that carry info hints (api/hints.c)
+list(APPEND c_names MPI_Comm_set_info MPI_Comm_dup_with_info MPI_Comm_split_type MPI_Comm_get_info)
 set(fortran_names)
-foreach(coll alltoall alltoallv allgather gather finalize)
+foreach(coll alltoall alltoallv allgather gather finalize comm_set_info comm_dup_with_info
+        comm_split_type comm_get_info)
   string(TOUPPER ${coll} upper)
   list(APPEND fortran_names mpi_${coll} mpi_${coll}_ mpi_${coll}__ MPI_${upper}
        mpi_${coll}_f08_)

@@ -5,6 +5,6 @@ program interpose_mpif
   implicit none
   include 'mpif.h'
   character(len=*), parameter :: test_name = 'interpose-mpif'
-  integer :: comm
+  integer :: comm, info
   include 'interpose_body.inc'
 end program interpose_mpif

@@ -5,6 +5,6 @@ program interpose_usempi
   use mpi
   implicit none
   character(len=*), parameter :: test_name = 'interpose-usempi'
-  integer :: comm
+  integer :: comm, info
   include 'interpose_body.inc'
 end program interpose_usempi

@@ -88,8 +88,10 @@ int pacoll_gather_alg(const char *algo, const void *sendbuf, int sendcount, MPI_
 
 /* ---- choosing per communicator ----
  * Sets the algorithm every later call of coll on comm uses (name as above;
- * NULL or "" returns to automatic selection).  Collective over comm only in
- * the sense that every rank must set the same name. */
+ * NULL or "" returns to automatic selection), and on the communicators
+ * MPI_Comm_dup makes from comm later.  Local: every rank must set the same
+ * name.  Under the preload library, the info hints pacoll_<coll> do the same
+ * for an unchanged program (docs/INTERPOSE.md, "Info hints"). */
 int pacoll_comm_set_algorithm(MPI_Comm comm, pacoll_coll_t coll, const char *algo);
 
 /* The algorithm the last call of coll on comm actually ran ("native" when it

@@ -4,8 +4,9 @@
  * alternate between sizes the rules send to the MPI library and sizes they
  * give to pacoll's direct, between automatic and named algorithms, between
  * datatypes of the same size, over a derived type freed and made again with
- * another size, and over communicators freed and made again and more of them
- * than the team cache holds (core/context.h);
+ * another size, over communicators freed and made again and more of them
+ * than the team cache holds (core/context.h), and over a duplicate, which
+ * keeps its communicator's named algorithm, and a split, which does not;
  * every call's result is compared with PMPI's, and the algorithm pacoll
  * reports (pacoll_comm_last_algorithm) with what the rules say.
  *
@@ -126,6 +127,14 @@ int main(int argc, char **argv)
         pacoll_comm_set_algorithm(comm, PACOLL_ALLGATHER, "direct");
         allgather(comm, 8, MPI_BYTE, NULL, "direct", 9);
         allgather(comm, 8, MPI_BYTE, NULL, "direct", 10);
+        { /* a duplicate keeps the communicator's choice, a split does not */
+            MPI_Comm dup, split;
+            MPI_Comm_dup(comm, &dup);
+            MPI_Comm_split(comm, 0, rank, &split);
+            allgather(dup, 8, MPI_BYTE, NULL, "direct", 40);
+            allgather(split, 8, MPI_BYTE, NULL, "native", 41);
+            MPI_Comm_free(&dup), MPI_Comm_free(&split);
+        }
         pacoll_comm_set_algorithm(comm, PACOLL_ALLGATHER, "native");
         allgather(comm, 8, MPI_BYTE, NULL, "native", 21);
         allgather(comm, 256, MPI_BYTE, NULL, "native", 22);

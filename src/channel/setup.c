@@ -4,6 +4,10 @@
  */
 #include "channel/transport.h"
 
+#if PACOLL_UNDER_SMPI
+#include <xbt/config.h>
+#endif
+
 static size_t floor_line(size_t n) { return n / PC_LINE * PC_LINE; }
 
 /* Eager slot size: the largest eager block wanted (PACOLL_EAGER, or an
@@ -17,10 +21,13 @@ size_t pc_slot_size(const pc_chan_t *ch, int npeers)
     size_t want = cfg->eager_bytes > cfg->slot_want ? cfg->eager_bytes : cfg->slot_want;
     want = want < per ? want : per;
 #if PACOLL_UNDER_SMPI
-    /* Eager messages must stay below SMPI's detached-send threshold (64 KB
-     * by default), see channel/smpi.c. */
-    if (want > 60 * 1024)
-        want = 60 * 1024;
+    /* Eager messages must stay below SMPI's detached-send threshold
+     * (smpi/send-is-detached-thresh: 64 KB by default, 12 KB in sim/run's
+     * fair model), so that their source may be reused at once
+     * (channel/smpi.c); a larger one would be read after its reuse. */
+    int detached = sg_cfg_get_int("smpi/send-is-detached-thresh");
+    if (detached > PC_LINE && want >= (size_t)detached)
+        want = (size_t)detached - 1;
 #endif
     return floor_line(want);
 }

@@ -24,8 +24,11 @@ size_t pc_slot_size(const pc_chan_t *ch, int npeers)
     /* Eager messages must stay below SMPI's detached-send threshold
      * (smpi/send-is-detached-thresh: 64 KB by default, 12 KB in sim/run's
      * fair model), so that their source may be reused at once
-     * (channel/smpi.c); a larger one would be read after its reuse. */
+     * (channel/smpi.c); a larger one would be read after its reuse.  60 KB
+     * at most, as the published runs had it. */
     int detached = sg_cfg_get_int("smpi/send-is-detached-thresh");
+    if (want > 60 * 1024)
+        want = 60 * 1024;
     if (detached > PC_LINE && want >= (size_t)detached)
         want = (size_t)detached - 1;
 #endif

@@ -136,16 +136,13 @@ contains
 
   subroutine parse_pair(v)
     character(len=*), intent(in) :: v
-    integer :: c, k2
+    integer :: c
     c = index(v, ',')
     paired = c > 1
     if (paired) then
-      do k2 = 0, 1
-        pair(k2) = -1
-        if (k2 == 0 .and. v(1:c - 1) == 'mpi' .or. k2 == 1 .and. v(c + 1:) == 'mpi') pair(k2) = 0
-        if (k2 == 0 .and. v(1:c - 1) == 'pmpi' .or. k2 == 1 .and. v(c + 1:) == 'pmpi') pair(k2) = 1
-        paired = paired .and. pair(k2) >= 0
-      end do
+      pair(0) = arm_of(v(1:c - 1))
+      pair(1) = arm_of(v(c + 1:))
+      paired = pair(0) >= 0 .and. pair(1) >= 0
     end if
     if (.not. paired) then
       if (rank == 0) write (0, '(3a)') 'nbody_f: --pair ', trim(v), ': expected A,B, each mpi or pmpi'
@@ -153,6 +150,15 @@ contains
       stop 2
     end if
   end subroutine parse_pair
+
+  ! an arm's index in arm_name, or -1
+  integer function arm_of(word)
+    character(len=*), intent(in) :: word
+    do arm_of = 0, 1
+      if (word == arm_name(arm_of)) return
+    end do
+    arm_of = -1
+  end function arm_of
 
   ! --pair: arm 0 a duplicate without hints, arm 1 one hinted to the MPI library
   subroutine arm_comms()
@@ -169,17 +175,13 @@ contains
     end do
   end subroutine arm_comms
 
-  ! --pair: the result line's fields (rank 0, after the reductions below)
+  ! --pair: the result line's fields, after reduce_steps ('' without --pair)
   function pair_fields() result(f)
-    character(len=320) :: f
-    f = ''
-    if (paired) f = pair_summary()
-  end function pair_fields
-
-  function pair_summary() result(f)
     character(len=320) :: f
     real(dp) :: ta(steps), tb(steps), ca(steps), cb(steps), r(steps), rc(steps), med(6)
     integer :: na, nb, np_, st
+    f = ''
+    if (.not. paired) return
     na = 0
     nb = 0
     do st = 1, steps  ! the slowest rank's steps (reduce_steps)
@@ -200,11 +202,11 @@ contains
     end do
     med = (/ median(ta, np_), median(tb, np_), median(ca, np_), median(cb, np_), &
              median(r, np_), median(rc, np_) /)
-    write (f, '(5a,4(a,es12.6),a,i0,2(a,f6.4))') ' pair=', trim(arm_name(pair(0))), ',', &
-      trim(arm_name(pair(1))), '', ' a_iter_s=', med(1), ' b_iter_s=', med(2), &
+    write (f, '(4a,4(a,es12.6),a,i0,2(a,f6.4))') ' pair=', trim(arm_name(pair(0))), ',', &
+      trim(arm_name(pair(1))), ' a_iter_s=', med(1), ' b_iter_s=', med(2), &
       ' a_coll_iter_s=', med(3), ' b_coll_iter_s=', med(4), ' pair_iters=', 2 * np_, &
       ' pair_ratio=', med(5), ' pair_coll_ratio=', med(6)
-  end function pair_summary
+  end function pair_fields
 
   ! --pair: each step's time, the slowest rank's (MPI_ALLREDUCE: arrays, as
   ! in invariants; MPICH's `use mpi` has no interface that lets one routine

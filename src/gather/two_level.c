@@ -42,7 +42,6 @@
 
 #include "select/select.h"
 
-
 typedef struct two_level {
     pc_layout_t x; /* first: the engine's callbacks get &x */
     const pacoll_team_t *t;

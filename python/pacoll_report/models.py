@@ -1,9 +1,11 @@
 """Two cost models side by side: the published runs of an experiment
 (sim/published/EXP/*.json) against the same experiment run under another
-model (sim/run EXP --model fair: sim/results/EXP-fair/json/*.json), point by
-point (run file, size): the best peer against pacoll's best algorithm, and
-auto against native per selector, in each model (docs/SIM.md, "The fair
-model").
+model (sim/run EXP --model fair: sim/published-fair/EXP/*.json once
+published, else sim/results/EXP-fair/json/*.json), point by point (run
+file, size): the best peer against pacoll's best algorithm, and auto against
+native per selector, in each model (docs/SIM.md, "The fair model").
+docs/RESULTS.md's "The fair cost model" section is section() over
+sim/published-fair/.
 
     sim/compare-models pap_aware              # markdown on stdout
     sim/compare-models pap_aware --other DIR  # another run's json/ folder
@@ -19,6 +21,7 @@ import os
 import sys
 from typing import Dict, List, Optional, Tuple
 
+from . import bounds
 from .load import read_json, summary_median
 from .results import (AUTO_PREFIX, PEER_PREFIX, SELECTORS, Published, ResultsError, claim_row,
                       find_root, geomean, load_claims, md_table)
@@ -123,8 +126,69 @@ def claims(root: str, exp: str, folder: str) -> List[List[str]]:
         if c["experiment"] != exp:
             continue
         a, b = claim_row(c, pub), claim_row(c, other)
-        rows.append([a[1], a[2], a[3], f"{a[8]} ({a[5]} / {a[6]})", f"{b[8]} ({b[5]} / {b[6]})"])
+        fair = (f"{b[8]} ({b[5]} / {b[6]})" if other.file(exp, c["key"]) is not None
+                else "not run under this model")
+        rows.append([a[1], a[2], a[3], f"{a[8]} ({a[5]} / {a[6]})", fair])
     return rows
+
+
+def fair_losses(root: str, exp: str, pub: Dict, other: Dict) -> List[List[str]]:
+    """The fair model's points below LOSS, each with the best peer's distance
+    to the point's lower bound (bounds.py, on the fair run's own times): a
+    peer within 5% of it cannot be beaten by more than that on this model."""
+    near: Dict[Tuple[str, int], bounds.Point] = {}
+    fair_root = os.path.join(root, "sim", "published-fair")
+    for pt in bounds.published_points(fair_root, os.path.join(root, "sim", "platforms")):
+        if pt.experiment == exp:
+            near[(pt.key, pt.size)] = pt
+    rows = []
+    for key in sorted(set(pub) & set(other)):
+        ra, rb = ratio(pub[key]), ratio(other[key])
+        if not ra or not rb or rb[0] >= LOSS:
+            continue
+        pt = near.get(key)
+        f = pt.fraction("peer") if pt else None
+        verdict = ("-" if f is None else
+                   "yes: unbeatable by more than 5%" if pt.near("peer") else "no")
+        rows.append([key[0], size_label(key[1], short=True), f"{ra[0]:.2f}",
+                     f"{rb[0]:.2f} ({rb[2]} / {rb[1]})",
+                     "-" if f is None else f"{f:.3f}", verdict])
+    return rows
+
+
+def section(root: str) -> str:
+    """docs/RESULTS.md's side-by-side section: for every experiment published
+    under the fair model (sim/published-fair/EXP), the summary in both
+    models, the fair model's remaining losses against their bounds, and the
+    papers' claims in both models."""
+    fair_root = os.path.join(root, "sim", "published-fair")
+    exps = sorted(d for d in os.listdir(fair_root)
+                  if os.path.isdir(os.path.join(fair_root, d))) if os.path.isdir(fair_root) else []
+    if not exps:
+        return ("_Nothing is published under the fair model yet "
+                "(`sim/run EXPERIMENT --model fair --publish`)._")
+    parts, lines = [], []
+    for exp in exps:
+        pub = points(os.path.join(root, "sim", "published", exp))
+        other = points(os.path.join(fair_root, exp))
+        rows, summary = compare(pub, other)
+        losses = fair_losses(root, exp, pub, other)
+        unbeatable = sum(1 for r in losses if r[5].startswith("yes"))
+        lines.append(f"- **`{exp}`**: {len(rows)} points in both models; below {LOSS:.2f}x: "
+                     f"{summary[1][1]} published, {summary[1][2]} fair, of which {unbeatable} "
+                     f"have the best peer within 5% of the bound.")
+        part = [f"### `{exp}`", md_table(["", "published", "fair"], summary, right=(1, 2))]
+        if losses:
+            part.append(f"Fair points below {LOSS:.2f}x:")
+            part.append(md_table(["run", "size", "published", "fair (pacoll / peer)",
+                                  "bound / best peer's time", "peer within 5% of the bound"],
+                                 losses, right=(2, 4)))
+        cl = claims(root, exp, os.path.join(fair_root, exp))
+        if cl:
+            part.append("The papers' claims on this experiment (pacoll / baseline, us):")
+            part.append(md_table(["figure", "claim", "paper", "published", "fair"], cl))
+        parts.append("\n\n".join(part))
+    return "\n".join(lines) + "\n\n" + "\n\n".join(parts)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -138,7 +202,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                     help="only the papers' claims on this experiment, in both models")
     a = ap.parse_args(argv)
     root = a.root or find_root()
-    folder = a.other or os.path.join(root, "sim", "results", f"{a.experiment}-{a.model}", "json")
+    folder = a.other or os.path.join(root, "sim", f"published-{a.model}", a.experiment)
+    if not a.other and not os.path.isdir(folder):
+        folder = os.path.join(root, "sim", "results", f"{a.experiment}-{a.model}", "json")
     try:
         if a.claims:
             print(md_table(["figure", "claim", "paper", "published (pacoll / baseline, us)",

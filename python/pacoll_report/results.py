@@ -9,8 +9,9 @@ against the simulated runs published under sim/published/EXPERIMENT/*.json
 
 Placeholders in the template: {{CLAIMS}} (one row per claim), {{RUNS}}
 (one line per published run file), {{AUTO}} (pacoll's auto against native
-under each SMPI selector, over every published point that has both) and
-{{BOUNDS}} (every published point against its lower bound, bounds.py).
+under each SMPI selector, over every published point that has both),
+{{BOUNDS}} (every published point against its lower bound, bounds.py) and
+{{MODELS}} (the fair cost model's runs beside the published ones, models.py).
 """
 
 from __future__ import annotations
@@ -384,6 +385,12 @@ def render(root: str, claims_path: str, pub_root: str, template_path: str) -> st
     if "{{BOUNDS}}" in out:
         out = out.replace("{{BOUNDS}}", bounds_section(
             pub_root, os.path.join(root, "sim", "platforms")))
+    if "{{MODELS}}" in out:
+        from . import models  # models reads this module's tables: imported here, not above
+        try:
+            out = out.replace("{{MODELS}}", models.section(root))
+        except (models.ModelsError, bounds.BoundError) as e:
+            raise ResultsError(str(e)) from None
     return out
 
 

@@ -4,6 +4,7 @@ platforms match their generator."""
 import copy
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -590,17 +591,20 @@ def test_bounds_section(tmp_path):
     assert "pacoll's best within 5% at 0." in text
 
 
-def test_fair_model_charges_both_sides_the_same_copies():
+def test_fair_model_charges_both_sides_the_same_copies(tmp_path):
     """--model fair: every platform gets the eager copy options at its copy
     bandwidth and the eager limit, and pacoll's runs and the peers' alike
-    get PACOLL_SIM_FAIR; a platform whose host props override --cfg is
-    refused; --publish is refused; the results go to EXP-fair."""
+    get PACOLL_SIM_FAIR; a platform whose host props override --cfg runs on
+    a copy of its XML whose props keep its per-message time and add the
+    copies; the results go to EXP-fair, and --publish to sim/published-fair."""
     run = load_sim_run()
     platforms = run.fair_platforms(run.load_platforms())
     p = platforms["pap_aware_4x4"]
     assert "--cfg=smpi/or:0:0:5e-10" in p["cfg"]
     assert "--cfg=smpi/ois:0:0:5e-10;12287:0:0" in p["cfg"]
     assert "--cfg=smpi/send-is-detached-thresh:12288" in p["cfg"]
+    # one barrier for every run, whatever the selector
+    assert "--cfg=smpi/barrier:ompi_recursivedoubling" in p["cfg"]
     assert p["env"]["PACOLL_SIM_FAIR"] == "12288"
     assert float(p["env"]["PACOLL_SIM_SHM_LAT"]) == 0.25e-6
     assert "--cfg=smpi/or:0:0:1e-09" in platforms["multirail_4x4"]["cfg"]
@@ -610,19 +614,39 @@ def test_fair_model_charges_both_sides_the_same_copies():
                        platform=platform, coll="alltoall", ranks=16, skew={}, rpn=None,
                        size="1k", args=[], env={}, iters=1, warmup=0, repeat=1, seed=1,
                        budget="1M", pp_peer=1, timeout=None, sweep="t")
-        return run.command(pt, platforms, "/x/pacoll-bench", "/tmp/x/raw/p.json")
+        return run.command(pt, platforms, "/x/pacoll-bench", str(tmp_path / "raw" / "p.json"))
     for peer in (None, "mpich"):
         c, env = cmd("pap_aware_4x4", peer)
         assert env["PACOLL_SIM_FAIR"] == "12288" and "--cfg=smpi/or:0:0:5e-10" in c
         # the eager limit given last, after sim/run's base options
         assert c.index("--cfg=smpi/async-small-thresh:12288") > \
             c.index("--cfg=smpi/async-small-thresh:65536")
-    with pytest.raises(run.SimError):
-        cmd("sloavx_jaguar_64x16", None)
-    r = subprocess.run([sys.executable, os.path.join(SIM, "run"), "ci_small", "--model", "fair",
-                        "--publish", "--bench", "/nonexistent/pacoll-bench"],
-                       capture_output=True, text=True)
-    assert r.returncode != 0 and "not published" in r.stderr + r.stdout
+        assert "--cfg=smpi/barrier:ompi_recursivedoubling" in c
+    for name, o in (("sloavx_jaguar_64x16", "5e-7"), ("multicore_onload_64x8", "3e-7")):
+        c, env = cmd(name, None)
+        xml = c[c.index("-platform") + 1]
+        assert xml == str(tmp_path / "platforms" / (name + ".fair.xml"))
+        assert not any(x.startswith("--cfg=smpi/o") for x in c)
+        s = f"{1 / platforms[name]['copy_bw']:.6g}"
+        text = open(xml).read()
+        assert f'<prop id="smpi/ois" value="0:{o}:{s};12287:{o}:0"/>' in text
+        assert f'<prop id="smpi/or" value="0:{o}:{s}"/>' in text
+        # the rest of the platform is the published one
+        pub = open(os.path.join(SIM, "platforms", name + ".xml")).read()
+        assert re.sub(r'<prop [^>]*>', '', text) == re.sub(r'<prop [^>]*>', '', pub)
+    assert "fair_props" not in platforms["pap_aware_4x4"]
+    # published apart from the published model's runs
+    out = tmp_path / "run"
+    os.makedirs(out / "json")
+    (out / "json" / "k.json").write_text('{"results": []}')
+    sim = run.SIM
+    try:
+        run.SIM = str(tmp_path / "sim")
+        run.publish("x", str(out), "fair")
+    finally:
+        run.SIM = sim
+    assert os.listdir(tmp_path / "sim") == ["published-fair"]
+    assert os.path.exists(tmp_path / "sim" / "published-fair" / "x" / "k.json")
     r = subprocess.run([sys.executable, os.path.join(SIM, "run"), "ci_small", "--model", "fair",
                         "--dry-run", "--only", "direct", "--bench", "/nonexistent/pacoll-bench"],
                        capture_output=True, text=True)
@@ -655,3 +679,47 @@ def test_compare_models_ratios_and_losses(tmp_path):
     assert by["worst point"] == ["0.90x", "1.10x"]
     assert by["native:ompi / auto:ompi, geometric mean (worst)"] == ["1.00x (1.00x)",
                                                                       "1.10x (1.10x)"]
+
+
+def test_models_section_sets_fair_losses_against_their_bounds(tmp_path):
+    """docs/RESULTS.md's fair-model section: an experiment published under
+    sim/published-fair/ gets both models' summary, and every fair point below
+    0.97x is listed with its best peer's bound / time from bounds.py."""
+    from pacoll_report import models
+    root = tmp_path
+    name = "multirail_4x4_alltoall_16r_noskew.json"
+    src = os.path.join(SIM, "published", "multirail", name)
+    for d in ("published", "published-fair"):
+        os.makedirs(root / "sim" / d / "multirail")
+    shutil.copy(src, root / "sim" / "published" / "multirail" / name)
+    shutil.copytree(os.path.join(SIM, "platforms"), root / "sim" / "platforms")
+    claim = {"paper": "p", "figure": "f", "claim": "c", "experiment": "multirail",
+             "algorithm": "direct", "size": 4096, "ranks": 16}
+    (root / "sim" / "claims.json").write_text(json.dumps({"claims": [
+        dict(claim, key=name[:-5]), dict(claim, key="multirail_4x4_gather_16r_noskew")]}))
+    run = json.load(open(src))
+    # the fair copy: every pacoll algorithm 3x slower at 4 KB, unchanged elsewhere
+    for res in run["results"]:
+        for a in res["algos"]:
+            if res["bytes"] == 4096 and not a["name"].startswith(("native:", "auto:")):
+                a["summary"]["avg_us"]["median"] *= 3
+    with open(root / "sim" / "published-fair" / "multirail" / name, "w") as f:
+        json.dump(run, f)
+    text = models.section(str(root))
+    pub = models.points(os.path.join(SIM, "published", "multirail"))
+    before = sum(1 for k, t in pub.items() if k[0] == name[:-5] and models.ratio(t)[0] < 0.97)
+    losses = [ln for ln in text.splitlines() if ln.startswith("| multirail_4x4_alltoall_16r")]
+    assert "4 KB" in "".join(losses)
+    peer = {p.size: p for p in bounds.published_points(os.path.join(root, "sim", "published"),
+                                                       os.path.join(root, "sim", "platforms"))}
+    row = [ln for ln in losses if "| 4 KB |" in ln][0]
+    assert f"| {peer[4096].fraction('peer'):.3f} |" in row
+    assert ("yes" in row) == peer[4096].near("peer")
+    after = before + (models.ratio(pub[(name[:-5], 4096)])[0] >= 0.97)
+    assert f"below 0.97x: {before} published, {after} fair" in text
+    assert len(losses) == after
+    # the claims in both models: the fair run's own times, or said missing
+    claims = [ln for ln in text.splitlines() if ln.startswith("| f | c |")]
+    slow = units.fmt_us(pub[(name[:-5], 4096)]["direct"] * 3, short=True)
+    assert f"({slow} (direct) / " in claims[0].split("|")[5]
+    assert claims[1].split("|")[5].strip() == "not run under this model"

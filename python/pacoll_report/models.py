@@ -10,8 +10,9 @@ sim/published-fair/.
     sim/compare-models pap_aware              # markdown on stdout
     sim/compare-models pap_aware --other DIR  # another run's json/ folder
 
-Ratios are best peer time / best pacoll time (above 1: pacoll faster), the
-same as docs/RESULTS.md's, of the average over ranks of the time in the call.
+Ratios are best peer time / best pacoll time (above 1: pacoll faster), of
+the average over ranks of the time in the call, as docs/RESULTS.md's tables,
+except for gather: its completion (METRIC, ROOTED_METRIC below).
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from typing import Dict, List, Optional, Tuple
 
 from . import bounds
 from .load import read_json, summary_median
-from .results import (AUTO_PREFIX, PEER_PREFIX, SELECTORS, Published, ResultsError, claim_row,
-                      find_root, geomean, load_claims, md_table)
+from .results import (AUTO_PREFIX, METRICS, PEER_PREFIX, SELECTORS, Published, ResultsError,
+                      claim_row, find_root, geomean, load_claims, md_table)
 from .units import size_label
 
 # a point counts as a loss below this ratio (issue 25's "at least 0.97x")
@@ -35,8 +36,15 @@ class ModelsError(Exception):
     pass
 
 
+# The time compared: the average over ranks of each rank's time in the
+# call, except for gather, whose non-roots return as soon as their block is
+# sent (a peer's detached send at once, so its mean is the root's time / P):
+# there the completion, last arrival to last exit, as the claims compare it.
+METRIC, ROOTED_METRIC = "avg_us", METRICS["completion"]
+
+
 def points(folder: str) -> Dict[Tuple[str, int], Dict[str, float]]:
-    """{(run file, bytes): {algorithm: median avg_us}} of one folder."""
+    """{(run file, bytes): {algorithm: median time}} of one folder."""
     out: Dict[Tuple[str, int], Dict[str, float]] = {}
     if not os.path.isdir(folder):
         raise ModelsError(f"{folder}: no such folder")
@@ -44,8 +52,9 @@ def points(folder: str) -> Dict[Tuple[str, int], Dict[str, float]]:
         if not fn.endswith(".json") or fn == "summary.json":
             continue
         r = read_json(os.path.join(folder, fn), "run", ModelsError)
+        metric = ROOTED_METRIC if r.get("collective") == "gather" else METRIC
         for res in r.get("results", []):
-            t = {a["name"]: summary_median(a, "avg_us") for a in res.get("algos", [])}
+            t = {a["name"]: summary_median(a, metric) for a in res.get("algos", [])}
             out[(fn[:-5], res["bytes"])] = {n: v for n, v in t.items()
                                             if isinstance(v, (int, float)) and v > 0}
     return out

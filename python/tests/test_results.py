@@ -723,3 +723,22 @@ def test_models_section_sets_fair_losses_against_their_bounds(tmp_path):
     slow = units.fmt_us(pub[(name[:-5], 4096)]["direct"] * 3, short=True)
     assert f"({slow} (direct) / " in claims[0].split("|")[5]
     assert claims[1].split("|")[5].strip() == "not run under this model"
+
+
+def test_compare_models_times_gather_by_its_completion(tmp_path):
+    """A gather's peer returns from its non-roots at once, so its mean over
+    ranks hides the root: the models compare gather on its completion (last
+    arrival to last exit) and every other collective on the mean."""
+    from pacoll_report import models
+
+    def algo(name, avg, done):
+        return {"name": name, "summary": {"avg_us": {"median": avg},
+                                          "last_arrival_to_last_exit_us": {"median": done}}}
+    for coll in ("gather", "alltoall"):
+        d = tmp_path / coll
+        os.makedirs(d)
+        with open(d / "x.json", "w") as f:
+            json.dump({"collective": coll, "results": [{"bytes": 8, "algos": [
+                algo("direct", 10.0, 20.0), algo("native:mvapich2", 1.0, 40.0)]}]}, f)
+    assert models.ratio(models.points(str(tmp_path / "gather"))[("x", 8)])[0] == 2.0
+    assert models.ratio(models.points(str(tmp_path / "alltoall"))[("x", 8)])[0] == 0.1

@@ -76,11 +76,11 @@ void pc_charge_settle(void);
  * pc_copy_refund says that the receive of n bytes of a network eager block
  * was charged its copy-out already (n < L), so the next n bytes
  * pc_copy_charge would charge are not charged again; pc_sim_shm_message
- * charges a shared-memory eager message what the peers' intra-node
- * messages pay besides their copies: the platform's intra-node latency and
- * n bytes at its intra-node bandwidth (PACOLL_SIM_SHM_LAT,
- * PACOLL_SIM_SHM_BW).  Without the fair model, and outside SMPI, both do
- * nothing. */
+ * charges a shared-memory eager message (n bytes) or flag (0) what the
+ * peers' intra-node messages pay besides their copies: the platform's
+ * intra-node latency and n bytes at its intra-node bandwidth
+ * (PACOLL_SIM_SHM_LAT, PACOLL_SIM_SHM_BW).  Without the fair model, and
+ * outside SMPI, both do nothing. */
 void pc_copy_refund(size_t n);
 void pc_sim_shm_message(size_t n);
 #define PC_SIM_SHM_LAT_DEFAULT 0.25e-6

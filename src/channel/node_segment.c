@@ -93,10 +93,18 @@ int pc_seg_begin(pc_seg_t *s, size_t bytes, pc_wait_t *w, pc_seg_op_t *op)
     return MPI_SUCCESS;
 }
 
+/* Every flag another rank waits on: under the fair model it pays what a
+ * peer's intra-node message pays (pc_sim_shm_message; nothing otherwise). */
+static void post(uint64_t *flag, uint64_t ticket)
+{
+    pc_sim_shm_message(0);
+    store_rel(flag, ticket);
+}
+
 void pc_seg_post(pc_seg_op_t *op)
 {
     pc_charge_settle(); /* the copies made so far pass before the flag is seen */
-    store_rel(post_flag(op->s, op->s->peers->local_rank), op->ticket);
+    post(post_flag(op->s, op->s->peers->local_rank), op->ticket);
 }
 
 int pc_seg_posted(pc_seg_op_t *op, int local)
@@ -123,12 +131,12 @@ int pc_seg_wait_all_posts(pc_seg_op_t *op)
     return MPI_SUCCESS;
 }
 
-void pc_seg_end(pc_seg_op_t *op) { store_rel(done_flag(op->s, op->s->peers->local_rank), op->ticket); }
+void pc_seg_end(pc_seg_op_t *op) { post(done_flag(op->s, op->s->peers->local_rank), op->ticket); }
 
 void pc_seg_post_remote(pc_seg_op_t *op, int node)
 {
     pc_charge_settle(); /* as in pc_seg_post: the copies first, then the flag */
-    store_rel(remote_flag(op->s, node), op->ticket);
+    post(remote_flag(op->s, node), op->ticket);
 }
 
 int pc_seg_remote_posted(pc_seg_op_t *op, int node)

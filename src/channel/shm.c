@@ -71,6 +71,7 @@ static int advertise(pc_call_t *c, int peer, uint64_t *f)
 {
     pc_entry_t *e = entry_to(c->ch, peer);
     e->adv_addr = f[0], e->adv_len = f[1], e->adv_pid = f[2];
+    pc_sim_shm_message(0); /* the fair model: a flag is an intra-node message too */
     pc_store_rel(&e->adv_seq, c->seq);
     return MPI_SUCCESS;
 }
@@ -93,8 +94,10 @@ static int zput(pc_call_t *c, int peer, uint64_t addr, uint64_t pid, const void 
         if (rc == MPI_SUCCESS)
             rc = ch->remote->complete_data(ch, peer);
     }
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
+        pc_sim_shm_message(0);
         pc_store_rel(&entry_to(ch, peer)->done, done);
+    }
     return rc;
 }
 

@@ -141,15 +141,12 @@ def claims(root: str, exp: str, folder: str) -> List[List[str]]:
     return rows
 
 
-def fair_losses(root: str, exp: str, pub: Dict, other: Dict) -> List[List[str]]:
+def fair_losses(near: Dict[Tuple[str, int], "bounds.Point"], pub: Dict,
+                other: Dict) -> List[List[str]]:
     """The fair model's points below LOSS, each with the best peer's distance
-    to the point's lower bound (bounds.py, on the fair run's own times): a
-    peer within 5% of it cannot be beaten by more than that on this model."""
-    near: Dict[Tuple[str, int], bounds.Point] = {}
-    fair_root = os.path.join(root, "sim", "published-fair")
-    for pt in bounds.published_points(fair_root, os.path.join(root, "sim", "platforms")):
-        if pt.experiment == exp:
-            near[(pt.key, pt.size)] = pt
+    to the point's lower bound (near: bounds.py's points of the fair run, by
+    run and size): a peer within 5% of it cannot be beaten by more than that
+    on this model."""
     rows = []
     for key in sorted(set(pub) & set(other)):
         ra, rb = ratio(pub[key]), ratio(other[key])
@@ -176,12 +173,15 @@ def section(root: str) -> str:
     if not exps:
         return ("_Nothing is published under the fair model yet "
                 "(`sim/run EXPERIMENT --model fair --publish`)._")
+    near: Dict[str, Dict[Tuple[str, int], bounds.Point]] = {}
+    for pt in bounds.published_points(fair_root, os.path.join(root, "sim", "platforms")):
+        near.setdefault(pt.experiment, {})[(pt.key, pt.size)] = pt
     parts, lines = [], []
     for exp in exps:
         pub = points(os.path.join(root, "sim", "published", exp))
         other = points(os.path.join(fair_root, exp))
         rows, summary = compare(pub, other)
-        losses = fair_losses(root, exp, pub, other)
+        losses = fair_losses(near.get(exp, {}), pub, other)
         unbeatable = sum(1 for r in losses if r[5].startswith("yes"))
         lines.append(f"- **`{exp}`**: {len(rows)} points in both models; below {LOSS:.2f}x: "
                      f"{summary[1][1]} published, {summary[1][2]} fair, of which {unbeatable} "

@@ -273,6 +273,20 @@ def test_ranks_filter_keeps_only_those_rank_counts():
     assert not any("direct" in p.algos for p in some if p.ranks == 256)
 
 
+def test_sweeps_filter_keeps_only_those_sweeps():
+    run = load_sim_run()
+    platforms = run.load_platforms()
+    exp = run.load_experiment("modern")
+    full, _ = run.expand(exp, platforms, None)
+    some, _ = run.expand(exp, platforms, None, sweeps={"gather", "mif32"})
+    assert some and len(some) < len(full)
+    assert {p.coll for p in some} == {"gather", "alltoall", "allgather"}
+    assert all(p.coll == "gather" or p.skew.get("mif") == 32 for p in some)
+    assert all(p.ranks == 256 for p in some)
+    with pytest.raises(run.SimError, match="no sweep named nope"):
+        run.expand(exp, platforms, None, sweeps={"gather", "nope"})
+
+
 def test_publish_merges_into_what_is_published():
     run = load_sim_run()
 

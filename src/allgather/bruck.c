@@ -74,7 +74,7 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
     if (rc == MPI_SUCCESS)
         rc = pc_steps_expose(&st);
     if (rc == MPI_SUCCESS)
-        pc_copy(a->rbuf + (size_t)r * m, a->sbuf, m);
+        pc_copy_own(a->rbuf + (size_t)r * m, a->sbuf, m);
     for (long i = 0, d = 1; i < pl.L && rc == MPI_SUCCESS; i++, d *= pl.K) {
         for (long j = 1; j < pl.K && j * d < n && rc == MPI_SUCCESS; j++) {
             int to = (int)((r - j * d % n + n) % n);

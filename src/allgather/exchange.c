@@ -144,7 +144,7 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
     if (rc == MPI_SUCCESS)
         rc = pc_steps_expose(&st);
     if (rc == MPI_SUCCESS)
-        pc_copy(a->rbuf + (size_t)r * a->m, a->sbuf, a->m);
+        pc_copy_own(a->rbuf + (size_t)r * a->m, a->sbuf, a->m);
     if (rc == MPI_SUCCESS)
         rc = r < pl.P ? run_core(&st, &pl, r, a->rbuf, pcs)
                       : run_extra(&st, &pl, r, a->rbuf + (size_t)r * a->m, pcs);

@@ -10,8 +10,10 @@
  * based blocks too small to pay for the arrival polls go in Direct's order
  * (exchange.c arrival_order_pays).
  *
- * Cost (Hockney, k ports, m bytes per block), with every rank arrived:
- *     T = ceil((N-1)/k) * (alpha + m beta)          (= direct)
+ * Cost (Hockney, m bytes per block), with every rank arrived: Direct's
+ *     T = ceil((N-1)/k) * (alpha + m beta)
+ * with k = PACOLL_PORTS (pc_direct_cost), though the writes are posted all
+ * at once as in the paper (pc_call_set_window): an upper bound.
  */
 #include "engine/direct_engine.h"
 

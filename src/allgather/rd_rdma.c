@@ -266,7 +266,7 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
     pc_call_begin(&p.c, &t->chan, "allgather rd_rdma");
     int rc = expose(&p);
     /* My block into its place: every send goes from the receive buffer. */
-    pc_copy(p.rbuf + (size_t)p.rank * p.m, a->sbuf, p.m);
+    pc_copy_own(p.rbuf + (size_t)p.rank * p.m, a->sbuf, p.m);
     if (rc == MPI_SUCCESS)
         rc = p.rank >= p.p2 ? run_extra(&p) : run_doubler(&p);
     if (rc == MPI_SUCCESS && p.m > 0) /* every rank's block reached me */

@@ -45,7 +45,7 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
         if (rc == MPI_SUCCESS)
             rc = pc_expose_end(&c);
     }
-    pc_copy(a->rbuf + (size_t)me * m, a->sbuf, m);
+    pc_copy_own(a->rbuf + (size_t)me * m, a->sbuf, m);
     if (rc == MPI_SUCCESS && n > 1)
         rc = pc_adv_wait(&c, right, &rem);
     for (int s = 0; s < n - 1 && rc == MPI_SUCCESS; s++) {

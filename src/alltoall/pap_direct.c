@@ -17,8 +17,10 @@
  * pay for the polls that learn arrivals (batch * m beta < peers * poll,
  * exchange.c arrival_order_pays) go in Direct's order instead.
  *
- * Cost (Hockney, k ports, m bytes per block), with every rank arrived:
- *     T = ceil((N-1)/k) * (alpha + m beta)          (= direct)
+ * Cost (Hockney, m bytes per block), with every rank arrived: Direct's
+ *     T = ceil((N-1)/k) * (alpha + m beta)
+ * with k = PACOLL_PORTS (pc_direct_cost), though the writes are posted all
+ * at once as in the paper (pc_call_set_window): an upper bound.
  * Under skew (arrival times a_i) a rank's sends are never delayed by a late
  * peer it could have skipped: its last send leaves at about
  * max(a_p, a_late) + T, where plain Direct can queue up to N-1 sends behind

@@ -607,7 +607,7 @@ int pc_sloav_exchange(pacoll_team_t *t, const char *what, const pc_args_t *a, in
     pc_call_begin(&s.c, &t->chan, what);
     /* The own block never travels. */
     if (a->scounts[s.me] > 0)
-        pc_copy(a->rbuf + a->rdispls[s.me], a->sbuf + a->sdispls[s.me], a->scounts[s.me]);
+        pc_copy_own(a->rbuf + a->rdispls[s.me], a->sbuf + a->sdispls[s.me], a->scounts[s.me]);
     int rc = setup(&s);
     char *sent = rc == MPI_SUCCESS ? calloc((size_t)s.n, 1) : NULL;
     if (rc == MPI_SUCCESS && !sent)

@@ -164,10 +164,11 @@ static void copy_in(const pacoll_team_t *t, const pc_args_t *a, const layout_t *
             if (a->scounts[dst]) /* (a NULL buffer may hold nothing) */
                 memcpy(area + at, a->sbuf + a->sdispls[dst], a->scounts[dst]);
             at += a->scounts[dst];
-            bytes += a->scounts[dst];
+            bytes += dst == t->rank ? 0 : a->scounts[dst];
         }
     }
     pc_copy_charge(bytes);
+    pc_copy_charge_local(a->scounts[t->rank]); /* my own block: no message */
 }
 
 static void copy_out(const pacoll_team_t *t, const pc_args_t *a, const layout_t *x,
@@ -177,9 +178,10 @@ static void copy_out(const pacoll_team_t *t, const pc_args_t *a, const layout_t 
     for (int p = 0; p < t->size; p++) {
         if (a->rcounts[p])
             memcpy(a->rbuf + a->rdispls[p], area + x->my_recv[p], a->rcounts[p]);
-        bytes += a->rcounts[p];
+        bytes += p == t->rank ? 0 : a->rcounts[p];
     }
     pc_copy_charge(bytes);
+    pc_copy_charge_local(a->rcounts[t->rank]);
 }
 
 /* The leaders' SLOAV on the node partitions in the segment. */

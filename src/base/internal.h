@@ -83,6 +83,11 @@ void pc_charge_settle(void);
  * outside SMPI, both do nothing. */
 void pc_copy_refund(size_t n);
 void pc_sim_shm_message(size_t n);
+/* Under SMPI: pc_copy_charge for a copy no message makes (a rank's own
+ * block, into its receive buffer or an algorithm's staging area).  The fair model charges it
+ * nothing: SMPI charges nothing for the peers' own-block copies
+ * (Datatype::copy), and the same work must cost both sides the same. */
+void pc_copy_charge_local(size_t n);
 #define PC_SIM_SHM_LAT_DEFAULT 0.25e-6
 #define PC_SIM_SHM_BW_DEFAULT 6e9
 int pc_parse_positive(const char *s, double *out);

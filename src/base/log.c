@@ -130,6 +130,15 @@ void pc_copy_refund(size_t n)
 #endif
 }
 
+void pc_copy_charge_local(size_t n)
+{
+#if PACOLL_UNDER_SMPI
+    if (sim_fair()->limit > 0)
+        return;
+#endif
+    pc_copy_charge(n);
+}
+
 void pc_sim_shm_message(size_t n)
 {
 #if PACOLL_UNDER_SMPI

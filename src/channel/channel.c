@@ -17,6 +17,14 @@ void pc_copy(void *dst, const void *src, size_t n)
     pc_copy_charge(n);
 }
 
+void pc_copy_own(void *dst, const void *src, size_t n)
+{
+    if (n == 0 || dst == src)
+        return;
+    memcpy(dst, src, n);
+    pc_copy_charge_local(n);
+}
+
 /* --------------------------------------------------- the k-port window */
 
 /* Frees one port: completes every put to the oldest pending target and
@@ -54,7 +62,7 @@ int pc_pending_add(pc_call_t *c, int peer, MPI_Aint flag_disp, uint64_t value)
         }
     }
     ch->pending[ch->npending++] = (pc_pending_t){.peer = peer, .flag_disp = flag_disp, .value = value};
-    if (ch->npending >= ch->peers.cfg->ports)
+    if (ch->npending >= c->window)
         return complete_oldest(c);
     return MPI_SUCCESS;
 }
@@ -99,6 +107,7 @@ void pc_call_begin(pc_call_t *c, pc_chan_t *ch, const char *what)
     c->ch = ch;
     c->seq = ++ch->seq;
     c->all_arrived = 0;
+    c->window = ch->peers.cfg->ports;
     c->bad_peer = -1;
     pc_wait_init(&c->w, ch, what);
     if (ch->peers.cfg->trace)
@@ -166,33 +175,58 @@ static void saw_peer_in(pc_call_t *c, int peer)
 
 /* Flow control for eager slots: generation g of peer's slots was last
  * written by me in call seq-3; wait until peer has finished that call.
- * Symmetric collectives never wait here; a rank running ahead through
- * several gathers to one root does. */
+ * Symmetric collectives never wait here (their data is the credit).  A
+ * rank that only sends to peer (gather's non-roots) must read peer's
+ * progress, a round trip every third call; so the read is started one
+ * call before it is needed, and is usually in by then.  A
+ * rank running ahead through several gathers to one root still waits. */
 static int wait_slot_free(pc_call_t *c, int peer)
 {
     pc_chan_t *ch = c->ch;
+    const pc_transport_t *tp = pc_transport_of(ch, peer);
+    pc_progress_read_t *ahead = &ch->progress_read[peer];
     uint64_t *kp = &ch->known_progress[peer];
+    int rc = MPI_SUCCESS;
     if (*kp < ch->floor)
         *kp = ch->floor;
-    if (c->seq <= PC_GENS || *kp >= c->seq - PC_GENS)
-        return MPI_SUCCESS;
-    pc_wait_new_condition(&c->w);
-    for (;;) {
-        uint64_t v = 0;
-        int rc = pc_transport_of(ch, peer)->read_progress(ch, peer, &v);
-        if (rc != MPI_SUCCESS)
+    if (ahead->started && c->seq > PC_GENS && *kp < c->seq - PC_GENS) {
+        rc = tp->read_progress_end(ch, peer);
+        if (rc != MPI_SUCCESS) /* still outstanding: never a second read into it */
             return rc;
-        if (v > *kp)
-            *kp = v;
-        if (*kp >= c->seq - PC_GENS)
-            return MPI_SUCCESS;
-        rc = pc_wait_poll(&c->w, peer);
-        if (rc != MPI_SUCCESS)
-            return rc;
+        ahead->started = 0;
+        if (ahead->value > *kp)
+            *kp = ahead->value;
     }
+    if (c->seq > PC_GENS && *kp < c->seq - PC_GENS) {
+        pc_wait_new_condition(&c->w);
+        for (;;) {
+            uint64_t v = 0;
+            rc = tp->read_progress(ch, peer, &v);
+            if (rc != MPI_SUCCESS)
+                return rc;
+            if (v > *kp)
+                *kp = v;
+            if (*kp >= c->seq - PC_GENS)
+                break;
+            rc = pc_wait_poll(&c->w, peer);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+    }
+    /* the next call needs peer past seq+1-GENS: ask now if that is not known */
+    if (tp->read_progress_start && !ahead->started && c->seq + 1 > PC_GENS &&
+        *kp < c->seq + 1 - PC_GENS) /* a read that cannot start is read later, blocking */
+        ahead->started = tp->read_progress_start(ch, peer, &ahead->value) == MPI_SUCCESS;
+    return MPI_SUCCESS;
 }
 
 void pc_call_all_arrived(pc_call_t *c) { c->all_arrived = 1; }
+
+void pc_call_set_window(pc_call_t *c, int puts)
+{
+    int most = c->ch->peers.size > 1 ? c->ch->peers.size : 1;
+    c->window = puts < 1 ? 1 : puts > most ? most : puts;
+}
 
 /* A wait for one message from a remote peer may block in the transport
  * until it lands (the simulator's: one event instead of a poll per

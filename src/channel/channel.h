@@ -54,6 +54,13 @@ typedef struct pc_regent { /* a buffer attached to the dynamic window */
 #define PC_REGCACHE_MAX PC_REGCACHE_SLOTS
 #endif
 
+/* A read of a peer's progress word started ahead of the call that needs it
+ * (channel.c, wait_slot_free): where it lands, and whether one is out. */
+typedef struct pc_progress_read {
+    uint64_t value;
+    int started;
+} pc_progress_read_t;
+
 typedef struct pc_regcache {
     pc_regent_t ent[PC_REGCACHE_SLOTS];
     int n;
@@ -101,6 +108,7 @@ typedef struct pc_chan {
     int cma;              /* process_vm_writev works between host ranks */
     /* per peer, per call */
     uint64_t *known_progress; /* lower bound of each peer's finished call */
+    pc_progress_read_t *progress_read; /* a read of each peer's progress ahead of need */
     uint32_t *zputs;          /* zero-copy puts to each peer in this call */
     pc_pending_t *pending;    /* puts whose flags wait for their data (ports) */
     int npending;
@@ -144,6 +152,7 @@ typedef struct pc_call {
     uint64_t seq;
     pc_wait_t w;
     int all_arrived; /* see pc_call_all_arrived */
+    int window;      /* zero-copy puts in flight (pc_call_set_window) */
     /* an eager block whose length differed from the one expected: type
      * signatures differ between ranks (-1: none) */
     int bad_peer;
@@ -199,7 +208,13 @@ int pc_call_end(pc_call_t *c);
  * scheme comes for free with the collective's own data). */
 void pc_call_all_arrived(pc_call_t *c);
 
-/* For a loop that sends while it receives (the arrival-aware Direct):
+/* Zero-copy puts this call keeps in flight before it completes the oldest
+ * target's: PACOLL_PORTS (the multi-port papers' k) unless the algorithm
+ * says otherwise; clamped to [1, team size]. */
+void pc_call_set_window(pc_call_t *c, int puts);
+
+/* For a loop that sends while it receives (the arrival-aware Direct), or
+ * takes many peers' blocks in landing order (plain Direct's receives):
  * while on, a poll for a message must never block in the transport.  Only
  * the simulator's transport blocks (channel/smpi.c); elsewhere nothing. */
 void pc_chan_poll_only(pc_chan_t *ch, int on);
@@ -261,6 +276,9 @@ int pc_flush_landed(pc_call_t *c);
 
 /* Copies n bytes (under SMPI also charges the modelled copy time). */
 void pc_copy(void *dst, const void *src, size_t n);
+/* The same for a rank's own block, which no message carries (under SMPI's
+ * fair model not charged: pc_copy_charge_local). */
+void pc_copy_own(void *dst, const void *src, size_t n);
 
 /* A zeroed shared segment of `bytes` over comm, allocated by comm's rank 0;
  * *base is its address in this process (channel/shm.c). */

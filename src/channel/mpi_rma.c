@@ -101,12 +101,17 @@ static int done_poll(pc_call_t *c, int peer, uint64_t want)
     return pc_load_acq(&pc_win_entry(c->ch, peer)->done) >= want;
 }
 
+int pc_rma_read_progress_start(pc_chan_t *ch, int peer, uint64_t *v)
+{
+    return PMPI_Get(v, 1, MPI_UINT64_T, peer, 0, 1, MPI_UINT64_T, ch->win);
+}
+
+int pc_rma_read_progress_end(pc_chan_t *ch, int peer) { return PMPI_Win_flush(peer, ch->win); }
+
 int pc_rma_read_progress(pc_chan_t *ch, int peer, uint64_t *v)
 {
-    int rc = PMPI_Get(v, 1, MPI_UINT64_T, peer, 0, 1, MPI_UINT64_T, ch->win);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Win_flush(peer, ch->win);
-    return rc;
+    int rc = pc_rma_read_progress_start(ch, peer, v);
+    return rc == MPI_SUCCESS ? pc_rma_read_progress_end(ch, peer) : rc;
 }
 
 int pc_rma_complete_peer(pc_chan_t *ch, int peer)
@@ -151,6 +156,8 @@ const pc_transport_t pc_transport_mpi_rma = {
     .zput = pc_remote_zput,
     .done_poll = done_poll,
     .read_progress = pc_rma_read_progress,
+    .read_progress_start = pc_rma_read_progress_start,
+    .read_progress_end = pc_rma_read_progress_end,
     .write_data = pc_rma_write_data,
     .complete_data = pc_rma_complete_data,
     .complete_peer = pc_rma_complete_peer,

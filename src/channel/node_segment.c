@@ -170,7 +170,7 @@ int pc_seg_gatherv(pc_seg_t *s, pc_wait_t *w, const void *send, const size_t *co
         pc_seg_end(&op);
         return MPI_SUCCESS;
     }
-    pc_copy((char *)recv + displs[me], send, counts[me]);
+    pc_copy_own((char *)recv + displs[me], send, counts[me]);
     rc = pc_seg_wait_all_posts(&op);
     for (int i = 0; i < s->peers->local_size && rc == MPI_SUCCESS; i++)
         if (i != me)
@@ -213,7 +213,7 @@ int pc_seg_scatterv(pc_seg_t *s, pc_wait_t *w, const void *send, const size_t *c
         for (int i = 0; i < s->peers->local_size; i++)
             if (i != me)
                 pc_copy(op.buf + displs[i], (const char *)send + displs[i], counts[i]);
-        pc_copy(recv, (const char *)send + displs[me], counts[me]);
+        pc_copy_own(recv, (const char *)send + displs[me], counts[me]);
         pc_seg_post(&op);
     } else {
         rc = pc_seg_wait_post(&op, root);

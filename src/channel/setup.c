@@ -42,11 +42,16 @@ int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers)
     int rc = MPI_SUCCESS;
     ch->remote = &pc_transport_mpi_rma;
     ch->known_progress = calloc((size_t)p->size, sizeof *ch->known_progress);
+    ch->progress_read = calloc((size_t)p->size, sizeof *ch->progress_read);
     ch->zputs = calloc((size_t)p->size, sizeof *ch->zputs);
-    ch->pending = calloc((size_t)p->cfg->ports + 1, sizeof *ch->pending);
+    /* one pending put per target at most (pc_pending_add), PACOLL_PORTS or
+     * a whole team's (pc_call_set_window) */
+    size_t window = (size_t)(p->cfg->ports > p->size ? p->cfg->ports : p->size);
+    ch->pending = calloc(window + 1, sizeof *ch->pending);
     ch->advbuf = calloc((size_t)p->size, sizeof *ch->advbuf);
     ch->advpeers = calloc((size_t)p->size, sizeof *ch->advpeers);
-    if (!ch->known_progress || !ch->zputs || !ch->pending || !ch->advbuf || !ch->advpeers)
+    if (!ch->known_progress || !ch->progress_read || !ch->zputs || !ch->pending || !ch->advbuf ||
+        !ch->advpeers)
         return MPI_ERR_NO_MEM;
 #if PACOLL_UNDER_SMPI
     if ((rc = pc_smpi_create(ch)) != MPI_SUCCESS)
@@ -97,11 +102,12 @@ void pc_chan_free(pc_chan_t *ch)
 void pc_chan_free_local(pc_chan_t *ch)
 {
     free(ch->known_progress);
+    free(ch->progress_read);
     free(ch->zputs);
     free(ch->pending);
     free(ch->advbuf);
     free(ch->advpeers);
-    ch->known_progress = NULL, ch->zputs = NULL, ch->pending = NULL;
+    ch->known_progress = NULL, ch->progress_read = NULL, ch->zputs = NULL, ch->pending = NULL;
     ch->advbuf = NULL, ch->advpeers = NULL;
 #if PACOLL_UNDER_SMPI
     pc_smpi_free_local(ch);

@@ -167,6 +167,8 @@ static void poll_only(pc_chan_t *ch, int on)
 {
     pc_smpi_t *s = ch->smpi;
     on = on && ch->peers.cfg->sim_tested;
+    if (!on && !s->tested) /* nothing was posted */
+        return;
     s->tested = on;
     for (int i = 0; !on && s->rq && i < ch->peers.size * KINDS; i++)
         if (s->rq[i] != MPI_REQUEST_NULL)
@@ -379,6 +381,8 @@ const pc_transport_t pc_transport_smpi = {
     .zput = pc_remote_zput,
     .done_poll = done_poll,
     .read_progress = pc_rma_read_progress, /* the window, as MPI RMA */
+    .read_progress_start = pc_rma_read_progress_start,
+    .read_progress_end = pc_rma_read_progress_end,
     .write_data = pc_rma_write_data,
     .complete_data = pc_rma_complete_data,
     .complete_peer = pc_rma_complete_peer,
@@ -399,6 +403,8 @@ static const pc_transport_t smpi_transfer = {
     .zput = pc_remote_zput,
     .done_poll = done_poll,
     .read_progress = pc_rma_read_progress,
+    .read_progress_start = pc_rma_read_progress_start,
+    .read_progress_end = pc_rma_read_progress_end,
     .write_data = transfer_write,
     .complete_data = transfer_complete_data,
     .complete_peer = transfer_complete_data, /* nothing goes into the window */

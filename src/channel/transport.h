@@ -87,6 +87,11 @@ struct pc_transport {
     int (*done_poll)(pc_call_t *c, int peer, uint64_t want);
     /* The last call peer finished (slot flow control). */
     int (*read_progress)(pc_chan_t *ch, int peer, uint64_t *v);
+    /* The same read started without waiting (*v must be channel memory),
+     * and its completion.  NULL where read_progress costs no round trip
+     * (shm: a load). */
+    int (*read_progress_start)(pc_chan_t *ch, int peer, uint64_t *v);
+    int (*read_progress_end)(pc_chan_t *ch, int peer);
 
     /* Remote transports only (NULL in shm). */
     /* Zero-copy data into peer's memory at addr, and its completion. */
@@ -144,6 +149,8 @@ int pc_rma_write_data(pc_chan_t *ch, int peer, uint64_t addr, const void *src, s
 int pc_rma_complete_data(pc_chan_t *ch, int peer);
 int pc_rma_complete_peer(pc_chan_t *ch, int peer);
 int pc_rma_read_progress(pc_chan_t *ch, int peer, uint64_t *v);
+int pc_rma_read_progress_start(pc_chan_t *ch, int peer, uint64_t *v);
+int pc_rma_read_progress_end(pc_chan_t *ch, int peer);
 
 /* Per-transport set-up (setup.c calls them; collective as stated there). */
 int pc_shm_transport_create(pc_chan_t *ch);

@@ -18,7 +18,7 @@ static const char *const nic_names[] = {"auto", "onload", "offload"}; /* enum pc
 
 static const pc_param_t p_ports = {
     .env = "PACOLL_PORTS", .kind = PC_PARAM_INT, .dflt = 4, .lo = 1, .hi = 1024,
-    .help = "one-sided transfers in flight (the papers' k ports), as a window"};
+    .help = "one-sided transfers in flight (the multi-port k ports), a window; pap_* keep one per peer"};
 static const pc_param_t p_stripe = {
     .env = "PACOLL_STRIPE", .kind = PC_PARAM_INT, .dflt = 1, .lo = 1, .hi = 64,
     .help = "pieces of a large one-sided put (multi-rail striping)"};
@@ -55,7 +55,7 @@ static const pc_param_t p_sim_put = {
     .help = "SMPI only: a zero-copy write is SimGrid's MPI_Put or a host-to-host transfer"};
 static const pc_param_t p_sim_tested = {
     .env = "PACOLL_SIM_TESTED", .kind = PC_PARAM_INT, .dflt = 0, .lo = 0, .hi = 1,
-    .help = "SMPI only: loops that send while they receive take messages by tested receives"};
+    .help = "SMPI only: Direct's receive loops take messages by tested receives, in landing order"};
 /* Validated here; pc_copy_charge (base/log.c) reads it. */
 static const pc_param_t p_sim_copy_bw = {
     .env = "PACOLL_SIM_COPY_BW", .kind = PC_PARAM_NUMBER, .dflt = PC_SIM_COPY_BW_DEFAULT,

@@ -186,7 +186,14 @@ static int receive_all(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
 static int plain_run(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
 {
     int rc = send_all(c, x, o);
-    return rc == MPI_SUCCESS ? receive_all(c, x, o) : rc;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* Blocks are taken in landing order, as polling RDMA flags takes them;
+     * the simulator otherwise blocks on the first one sent (channel/smpi.c). */
+    pc_chan_poll_only(c->ch, 1);
+    rc = receive_all(c, x, o);
+    pc_chan_poll_only(c->ch, 0);
+    return rc;
 }
 
 /* ------------------------------------------- arrival-aware (pap-aware §4.2) */
@@ -447,6 +454,10 @@ static int pap_run(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
      * flags in landing order).  MPI RMA can only wait (MPI_Win_flush): there
      * the loop flushes when idle, held by hold_flush. */
     int testable = pc_puts_testable(&t->chan);
+    /* pap-aware §4.2: a process posts its writes to every peer that has
+     * arrived, then polls the completion queue; no port limit (PACOLL_PORTS
+     * is the multi-port Direct's k; docs/PAP.md, "Writes in flight"). */
+    pc_call_set_window(c, t->size);
     pc_chan_poll_only(&t->chan, 1); /* polls must not block: sends go on meanwhile */
     while (rc == MPI_SUCCESS && (s.to_send > 0 || s.to_recv > 0)) {
         int moved = pap_receive(&s, 0); /* zero-copy: nothing to copy out */
@@ -501,7 +512,8 @@ int pc_exchange(pacoll_team_t *t, const char *what, const pc_layout_t *x, const 
     int rc = expose_receives(&c, x, o);
     size_t own = x->recv_count(x, t->rank);
     if (own > 0 && x->a->rbuf)
-        pc_copy(x->a->rbuf + x->recv_disp(x, t->rank), x->a->sbuf + x->send_disp(x, t->rank), own);
+        pc_copy_own(x->a->rbuf + x->recv_disp(x, t->rank), x->a->sbuf + x->send_disp(x, t->rank),
+                    own);
     if (rc == MPI_SUCCESS && o->before_send)
         rc = o->before_send(o->ctx);
     if (rc == MPI_SUCCESS)

@@ -136,7 +136,7 @@ int pc_smp_begin(pc_smp_t *s, pacoll_team_t *t, const pc_args_t *a, const char *
         return MPI_ERR_NO_MEM;
     s->copied = s->landed + s->nn;
     /* My own block goes straight to my receive buffer (nothing in place). */
-    pc_copy(a->rbuf + (size_t)t->rank * s->m, a->sbuf, s->m);
+    pc_copy_own(a->rbuf + (size_t)t->rank * s->m, a->sbuf, s->m);
     if (!s->use_seg) { /* node n is rank n: receive in place */
         s->buf = a->rbuf;
         mark_landed(s, t->node, 1);

@@ -456,10 +456,16 @@ static int dx_core(pc_steps_t *st, dx_t *x, char *rbuf)
     }
     if (rc != MPI_SUCCESS)
         return rc;
-    /* phase 3, folded: every block to its final place */
+    /* phase 3, folded: every block to its final place (my own one straight
+     * from my send buffer) */
     int np = dx_column(x, x->me, 0, 1);
-    for (int j = 0; j < np; j++)
-        pc_copy(rbuf + x->pcs[j].off, x->pcs[j].src, x->pcs[j].len);
+    const char *own = dx_initial(x, 0, x->me);
+    for (int j = 0; j < np; j++) {
+        if (x->pcs[j].src == own)
+            pc_copy_own(rbuf + x->pcs[j].off, own, x->pcs[j].len);
+        else
+            pc_copy(rbuf + x->pcs[j].off, x->pcs[j].src, x->pcs[j].len);
+    }
     return MPI_SUCCESS;
 }
 

@@ -114,7 +114,7 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
     if (rc == MPI_SUCCESS)
         rc = pc_steps_expose(&st);
     if (rc == MPI_SUCCESS && area) /* my own block opens my part of the area */
-        pc_copy(area + (v == 0 ? (size_t)a->root * a->m : 0), a->sbuf, a->m);
+        pc_copy_own(area + (v == 0 ? (size_t)a->root * a->m : 0), a->sbuf, a->m);
     for (int i = 0; i < lev && rc == MPI_SUCCESS; i++) {
         for (long j = 1; j < tr.K && rc == MPI_SUCCESS; j++) {
             long c = v + j * ipow(tr.K, i);

@@ -7,22 +7,27 @@
 
 /* ------------------------------------------------------------- copying */
 
-void pc_copy(void *dst, const void *src, size_t n)
+/* 1 if it copied (n bytes to a place other than src). */
+static int copy_bytes(void *dst, const void *src, size_t n)
 {
     if (n == 0 || dst == src)
-        return;
+        return 0;
     memcpy(dst, src, n);
+    return 1;
+}
+
+void pc_copy(void *dst, const void *src, size_t n)
+{
     /* SMPI charges real CPU time only at the next MPI call, and noisily:
      * charge a modelled copy instead (one core's memcpy bandwidth). */
-    pc_copy_charge(n);
+    if (copy_bytes(dst, src, n))
+        pc_copy_charge(n);
 }
 
 void pc_copy_own(void *dst, const void *src, size_t n)
 {
-    if (n == 0 || dst == src)
-        return;
-    memcpy(dst, src, n);
-    pc_copy_charge_local(n);
+    if (copy_bytes(dst, src, n))
+        pc_copy_charge_local(n);
 }
 
 /* --------------------------------------------------- the k-port window */

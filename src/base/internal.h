@@ -76,13 +76,25 @@ void pc_charge_settle(void);
  * pc_copy_refund says that the receive of n bytes of a network eager block
  * was charged its copy-out already (n < L), so the next n bytes
  * pc_copy_charge would charge are not charged again; pc_sim_shm_message
- * charges a shared-memory eager message (n bytes) or flag (0) what the
- * peers' intra-node messages pay besides their copies: the platform's
- * intra-node latency and n bytes at its intra-node bandwidth
- * (PACOLL_SIM_SHM_LAT, PACOLL_SIM_SHM_BW).  Without the fair model, and
- * outside SMPI, both do nothing. */
+ * charges the writer of a node segment's flag (n = 0) what the peers'
+ * intra-node messages pay besides their copies: the platform's intra-node
+ * latency and n bytes at its intra-node bandwidth (PACOLL_SIM_SHM_LAT,
+ * PACOLL_SIM_SHM_BW).  Without the fair model, and outside SMPI, both do
+ * nothing. */
 void pc_copy_refund(size_t n);
 void pc_sim_shm_message(size_t n);
+/* The same for a shared-memory mailbox flag (an eager message of n bytes,
+ * an advertisement, a zero-copy completion), which does not hold up its
+ * writer: the simulated time at which a message of n bytes written now is
+ * seen (0 without the fair model), and whether a flag stamped so is seen
+ * yet; with may_wait, a flag not yet seen is waited for (it is in flight),
+ * as a blocking receive of a message already sent waits for the rest. */
+double pc_sim_shm_visible_at(size_t n);
+int pc_sim_shm_visible(double at, int may_wait);
+/* Under the fair model: whether a message of n bytes is at or above its
+ * eager limit, where a peer's intra-node message is a rendezvous: one
+ * flow, no copy charged (shm.c charges pacoll's single-copy write the same). */
+int pc_sim_fair_rendezvous(size_t n);
 /* Under SMPI: pc_copy_charge for a copy no message makes (a rank's own
  * block, into its receive buffer or an algorithm's staging area).  The fair model charges it
  * nothing: SMPI charges nothing for the peers' own-block copies

@@ -150,6 +150,44 @@ void pc_sim_shm_message(size_t n)
 #endif
 }
 
+int pc_sim_fair_rendezvous(size_t n)
+{
+#if PACOLL_UNDER_SMPI
+    double limit = sim_fair()->limit;
+    return limit > 0 && (double)n >= limit;
+#else
+    PC_UNUSED(n);
+    return 0;
+#endif
+}
+
+double pc_sim_shm_visible_at(size_t n)
+{
+#if PACOLL_UNDER_SMPI
+    sim_fair_t *f = sim_fair();
+    if (f->limit > 0)
+        return simgrid_get_clock() + f->shm_lat + (double)n / f->shm_bw;
+#else
+    PC_UNUSED(n);
+#endif
+    return 0;
+}
+
+int pc_sim_shm_visible(double at, int may_wait)
+{
+#if PACOLL_UNDER_SMPI
+    double now = simgrid_get_clock();
+    if (at <= now)
+        return 1;
+    if (!may_wait)
+        return 0;
+    pc_sim_delay(at - now);
+#else
+    PC_UNUSED(at), PC_UNUSED(may_wait);
+#endif
+    return 1;
+}
+
 double pc_copy_charged(void)
 {
 #if PACOLL_UNDER_SMPI

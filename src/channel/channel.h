@@ -37,6 +37,11 @@ typedef struct pc_entry { /* one 64-byte mailbox entry, written by one sender */
     uint64_t adv_addr, adv_len, adv_pid, adv_seq;
     uint64_t done;        /* (call << 20) | number of zero-copy puts landed */
     uint64_t flag[PC_GENS];
+#if PACOLL_UNDER_SMPI
+    /* The fair model, shm transport: the simulated time at which each
+     * flag[gen], adv_seq and done becomes visible (0: at once); shm.c. */
+    double visible[PC_GENS + 2];
+#endif
 } pc_entry_t;
 
 typedef struct pc_regent { /* a buffer attached to the dynamic window */
@@ -106,6 +111,7 @@ typedef struct pc_chan {
     size_t shm_box_bytes; /* size of one mailbox in the segment */
     size_t shm_slot;
     int cma;              /* process_vm_writev works between host ranks */
+    int poll_only;        /* pc_chan_poll_only is on and the transport honours it */
     /* per peer, per call */
     uint64_t *known_progress; /* lower bound of each peer's finished call */
     pc_progress_read_t *progress_read; /* a read of each peer's progress ahead of need */

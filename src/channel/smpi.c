@@ -167,6 +167,7 @@ static void poll_only(pc_chan_t *ch, int on)
 {
     pc_smpi_t *s = ch->smpi;
     on = on && ch->peers.cfg->sim_tested;
+    ch->poll_only = on; /* the shm transport's flags in flight, too (shm.c) */
     if (!on && !s->tested) /* nothing was posted */
         return;
     s->tested = on;

@@ -284,15 +284,20 @@ static int hold_for_head(pap_t *s, int dst, size_t n)
 }
 
 /* One pass from (p+1) mod N: sends to every peer known to have arrived (a
- * zero-copy peer's advertisement is there, a copy-based peer's data came). */
-static int pap_send_arrived(pap_t *s, int *rc)
+ * zero-copy peer's advertisement is there, a copy-based peer's data came).
+ * Peers on other hosts first, in Direct order, then this host's: a write to
+ * another host is started and goes on by itself, where a block to a host
+ * peer is a copy by this CPU, so a late rank that found every peer there
+ * would otherwise hold its network writes behind up to (ranks per host - 1)
+ * copies (docs/PAP.md, "Network writes before host copies"). */
+static int pap_send_pass(pap_t *s, int *rc, int host)
 {
     pacoll_team_t *t = pc_call_team(s->c);
-    int moved = 0, first = 1;
+    int moved = 0, first = !host; /* Direct's order matters on the network only */
     for (int i = 1; i < t->size && s->to_send > 0 && *rc == MPI_SUCCESS; i++) {
         int dst = pc_direct_peer(t, i, +1);
         pc_remote_t rem = {0, 0, 0};
-        if (s->st[dst] & PAP_SENT)
+        if (s->st[dst] & PAP_SENT || pc_team_same_host(t, dst) != host)
             continue;
         size_t n = s->x->send_count(s->x, dst);
         int cb = copy_based(s->c, s->o, dst, n);
@@ -308,6 +313,12 @@ static int pap_send_arrived(pap_t *s, int *rc)
         s->to_send--, moved = 1;
     }
     return moved;
+}
+
+static int pap_send_arrived(pap_t *s, int *rc)
+{
+    int moved = pap_send_pass(s, rc, 0);
+    return pap_send_pass(s, rc, 1) | moved;
 }
 
 /* Blocks sent blind between two looks for arrivals: the ports, and at

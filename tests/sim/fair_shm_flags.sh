@@ -1,0 +1,44 @@
+#!/bin/sh
+# ctest smpi_fair_shm_in_flight: under the fair model a shared-memory flag is
+# in flight, not a delay of its writer, and a single-copy write from the
+# eager limit up costs a flow like a peer's intra-node rendezvous, not a CPU
+# copy (docs/SIM.md, "The fair model").
+#   fair_shm_flags.sh SMPIRUN PLATFORM HOSTFILE PACOLL_BENCH WORK_DIR [--cfg ...]
+# Four ranks on one host, alltoall, the intra-node latency set to 10 us:
+# - 8 B, every copy nearly free: each rank's three flags are seen one
+#   latency after they were stored, so a call takes about 10 us.  A writer
+#   that slept the latency per flag (the model before) took 30 us; a flag
+#   charged nothing, well under 1 us.
+# - 16 KB (zero-copy: an advertisement, the write, its done flag), copies at
+#   1 MB/s: two latencies, about 20 us.  A write charged as a CPU copy
+#   (16 ms per block at that rate) took milliseconds.
+# Simulated time is deterministic: the bounds are the model's, not the
+# machine's.
+set -eu
+smpirun=$1 platform=$2 hosts=$3 bench=$4 work=$5
+shift 5
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+PACOLL_SIM_FAIR=12288 PACOLL_SIM_SHM_LAT=1e-5 PACOLL_SIM_SHM_BW=1e15 PACOLL_SIM_COPY_BW=1e15 \
+  "$smpirun" -np 4 -platform "$platform" -hostfile "$hosts" "$@" --log=root.thresh:error \
+  "$bench" alltoall --algos direct --sizes 8 --iters 5 --warmup 1 --quiet --json flags.json
+PACOLL_SIM_FAIR=12288 PACOLL_SIM_SHM_LAT=1e-5 PACOLL_SIM_SHM_BW=1e15 PACOLL_SIM_COPY_BW=1e6 \
+  "$smpirun" -np 4 -platform "$platform" -hostfile "$hosts" "$@" --log=root.thresh:error \
+  "$bench" alltoall --algos direct --sizes 16k --iters 5 --warmup 1 --quiet --json write.json
+python3 - flags.json write.json <<'PY'
+import json, sys
+def avg(path):
+    d = json.load(open(path))
+    return d["results"][0]["algos"][0]["summary"]["avg_us"]["median"]
+ok = True
+for path, what, lo, hi in ((sys.argv[1], "8 B (flags)", 10.0, 15.0),
+                           (sys.argv[2], "16 KB (single-copy writes)", 20.0, 30.0)):
+    us = avg(path)
+    good = lo <= us < hi
+    ok = ok and good
+    print("smpi_fair_shm_in_flight: alltoall %s, 4 ranks on one host: %.2f us (want %g-%g): %s"
+          % (what, us, lo, hi, "ok" if good else "FAIL"))
+print("smpi_fair_shm_in_flight: %s" % ("PASS" if ok else "FAIL"))
+sys.exit(0 if ok else 1)
+PY

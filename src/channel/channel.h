@@ -33,7 +33,7 @@
 
 #define PC_GENS 3
 
-typedef struct pc_entry { /* one 64-byte mailbox entry, written by one sender */
+typedef struct pc_entry { /* one mailbox entry (64 bytes outside SMPI), written by one sender */
     uint64_t adv_addr, adv_len, adv_pid, adv_seq;
     uint64_t done;        /* (call << 20) | number of zero-copy puts landed */
     uint64_t flag[PC_GENS];

@@ -26,10 +26,13 @@ static pc_entry_t *entry_to(const pc_chan_t *ch, int peer)
     return (pc_entry_t *)(box(ch, ch->peers.host_of[peer]) + pc_entry_off(ch->peers.host_rank));
 }
 
-/* The fair model (docs/SIM.md, "The fair model"): a flag is seen an
- * intra-node message's latency and bandwidth after its store, as a peer's
- * intra-node message lands after its flow, and the writer's CPU goes on at
- * once.  Kinds: the eager generations, then the advertisement, then done. */
+/* The fair model (SMPI only; docs/SIM.md, "The fair model"): a flag is
+ * seen an intra-node message's latency and bandwidth after its store, as a
+ * peer's intra-node message lands after its flow, and the writer's CPU goes
+ * on at once.  Kinds: the eager generations, then the advertisement, then
+ * done.  One time per kind: a later zero-copy write's stamp replaces an
+ * earlier one's, so a reader of the earlier counter may see it up to one
+ * message later than its own stamp said. */
 enum { VIS_ADV = PC_GENS, VIS_DONE = PC_GENS + 1 };
 
 static inline void stamp(pc_entry_t *e, int kind, size_t n)
@@ -119,9 +122,10 @@ static int zput(pc_call_t *c, int peer, uint64_t addr, uint64_t pid, const void 
     size_t in_flight = 0; /* bytes the done flag waits for: see stamp */
     int rc;
     if (ch->cma && pc_sim_fair_rendezvous(n)) {
-        /* The fair model: a peer's intra-node message this large is a
-         * rendezvous, which SMPI charges one flow on the host's loopback
-         * and no copy; this write costs the same, in flight. */
+        /* The fair model (SMPI only: never true elsewhere): a peer's
+         * intra-node message this large is a rendezvous, which SMPI charges
+         * one flow on the host's loopback and no copy; this write costs the
+         * same, in flight. */
         memmove((void *)(uintptr_t)addr, src, n);
         in_flight = n;
         rc = MPI_SUCCESS;

@@ -213,6 +213,7 @@ typedef struct pap {
     int head;        /* that peer, or -1 */
     double idle_since; /* when the loop last found nothing to do with puts unflushed, or -1 */
     double grace;      /* PACOLL_PAP_GRACE_US in seconds, or -1 */
+    int order;         /* pap_send_arrived's order: 0 not chosen yet, 1 Direct's, 2 network first */
 } pap_t;
 
 /* Takes every block of one scheme (copy-based or zero-copy) that has
@@ -284,20 +285,16 @@ static int hold_for_head(pap_t *s, int dst, size_t n)
 }
 
 /* One pass from (p+1) mod N: sends to every peer known to have arrived (a
- * zero-copy peer's advertisement is there, a copy-based peer's data came).
- * Peers on other hosts first, in Direct order, then this host's: a write to
- * another host is started and goes on by itself, where a block to a host
- * peer is a copy by this CPU, so a late rank that found every peer there
- * would otherwise hold its network writes behind up to (ranks per host - 1)
- * copies (docs/PAP.md, "Network writes before host copies"). */
+ * zero-copy peer's advertisement is there, a copy-based peer's data came);
+ * with host 0 or 1, only to the peers on other hosts, or on this one. */
 static int pap_send_pass(pap_t *s, int *rc, int host)
 {
     pacoll_team_t *t = pc_call_team(s->c);
-    int moved = 0, first = !host; /* Direct's order matters on the network only */
+    int moved = 0, first = host != 1; /* Direct's order matters on the network only */
     for (int i = 1; i < t->size && s->to_send > 0 && *rc == MPI_SUCCESS; i++) {
         int dst = pc_direct_peer(t, i, +1);
         pc_remote_t rem = {0, 0, 0};
-        if (s->st[dst] & PAP_SENT || pc_team_same_host(t, dst) != host)
+        if (s->st[dst] & PAP_SENT || (host >= 0 && pc_team_same_host(t, dst) != host))
             continue;
         size_t n = s->x->send_count(s->x, dst);
         int cb = copy_based(s->c, s->o, dst, n);
@@ -315,8 +312,39 @@ static int pap_send_pass(pap_t *s, int *rc, int host)
     return moved;
 }
 
+/* Whether at least half the peers this rank sends to are known to be there
+ * (looked at once, at the call's first pass). */
+static int pap_mostly_there(pap_t *s)
+{
+    pacoll_team_t *t = pc_call_team(s->c);
+    int there = 0, all = 0;
+    for (int i = 1; i < t->size; i++) {
+        int dst = pc_direct_peer(t, i, +1);
+        pc_remote_t rem = {0, 0, 0};
+        size_t n = s->x->send_count(s->x, dst);
+        if (n == 0)
+            continue;
+        all++;
+        there += s->st[dst] & (PAP_SENT | PAP_ARRIVED) ||
+                 (!copy_based(s->c, s->o, dst, n) && pc_adv_poll(s->c, dst, &rem));
+    }
+    return 2 * there >= all;
+}
+
+/* A rank that finds most of its peers there when it starts (it is late)
+ * sends to the peers on other hosts first, in Direct's order, then to its
+ * host's: a write to another host is started and goes on by itself, where
+ * a block to a host peer is a copy by this CPU, so a late rank would hold
+ * its network writes behind up to (ranks per host - 1) copies.  A rank that
+ * is not late keeps Direct's order, whose interleaving of host copies
+ * spreads its network writes better when the ranks arrive together
+ * (docs/PAP.md, "Network writes before host copies"). */
 static int pap_send_arrived(pap_t *s, int *rc)
 {
+    if (s->order == 0)
+        s->order = pap_mostly_there(s) ? 2 : 1;
+    if (s->order == 1)
+        return pap_send_pass(s, rc, -1);
     int moved = pap_send_pass(s, rc, 0);
     return pap_send_pass(s, rc, 1) | moved;
 }

@@ -139,12 +139,17 @@ void pc_copy_charge_local(size_t n)
     pc_copy_charge(n);
 }
 
+#if PACOLL_UNDER_SMPI
+/* What a peer's intra-node message of n bytes pays besides its copies. */
+static double shm_message_time(const sim_fair_t *f, size_t n) { return f->shm_lat + (double)n / f->shm_bw; }
+#endif
+
 void pc_sim_shm_message(size_t n)
 {
 #if PACOLL_UNDER_SMPI
     sim_fair_t *f = sim_fair();
     if (f->limit > 0)
-        pc_sim_delay(f->shm_lat + (double)n / f->shm_bw);
+        pc_sim_delay(shm_message_time(f, n));
 #else
     PC_UNUSED(n);
 #endif
@@ -166,7 +171,7 @@ double pc_sim_shm_visible_at(size_t n)
 #if PACOLL_UNDER_SMPI
     sim_fair_t *f = sim_fair();
     if (f->limit > 0)
-        return simgrid_get_clock() + f->shm_lat + (double)n / f->shm_bw;
+        return simgrid_get_clock() + shm_message_time(f, n);
 #else
     PC_UNUSED(n);
 #endif

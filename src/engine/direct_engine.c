@@ -213,8 +213,12 @@ typedef struct pap {
     int head;        /* that peer, or -1 */
     double idle_since; /* when the loop last found nothing to do with puts unflushed, or -1 */
     double grace;      /* PACOLL_PAP_GRACE_US in seconds, or -1 */
-    int order;         /* pap_send_arrived's order: 0 not chosen yet, 1 Direct's, 2 network first */
+    int order;         /* pap_send_arrived's PAP_ORDER_* */
 } pap_t;
+
+enum { PAP_ORDER_UNSET, PAP_ORDER_DIRECT, PAP_ORDER_NETWORK_FIRST };
+/* pap_send_pass's peers: all, those on other hosts, those on this one */
+enum { PASS_ALL = -1, PASS_OTHER_HOSTS = 0, PASS_THIS_HOST = 1 };
 
 /* Takes every block of one scheme (copy-based or zero-copy) that has
  * landed; data from a peer is its arrival notice. */
@@ -284,23 +288,29 @@ static int hold_for_head(pap_t *s, int dst, size_t n)
     return now - s->head_since < pap_grace(s, n);
 }
 
-/* One pass from (p+1) mod N: sends to every peer known to have arrived (a
- * zero-copy peer's advertisement is there, a copy-based peer's data came);
- * with host 0 or 1, only to the peers on other hosts, or on this one. */
+/* Whether dst, which gets n bytes, is known to have arrived: a zero-copy
+ * peer's advertisement is there (in rem), a copy-based peer's data came. */
+static int pap_peer_there(pap_t *s, int dst, size_t n, pc_remote_t *rem)
+{
+    return copy_based(s->c, s->o, dst, n) ? (s->st[dst] & PAP_ARRIVED) != 0
+                                          : pc_adv_poll(s->c, dst, rem) != 0;
+}
+
+/* One pass from (p+1) mod N over the peers of `host` (PASS_*): sends to
+ * every one known to have arrived. */
 static int pap_send_pass(pap_t *s, int *rc, int host)
 {
     pacoll_team_t *t = pc_call_team(s->c);
-    int moved = 0, first = host != 1; /* Direct's order matters on the network only */
+    int moved = 0, first = host != PASS_THIS_HOST; /* Direct's order matters on the network only */
     for (int i = 1; i < t->size && s->to_send > 0 && *rc == MPI_SUCCESS; i++) {
         int dst = pc_direct_peer(t, i, +1);
         pc_remote_t rem = {0, 0, 0};
-        if (s->st[dst] & PAP_SENT || (host >= 0 && pc_team_same_host(t, dst) != host))
+        if (s->st[dst] & PAP_SENT || (host != PASS_ALL && pc_team_same_host(t, dst) != host))
             continue;
         size_t n = s->x->send_count(s->x, dst);
-        int cb = copy_based(s->c, s->o, dst, n);
-        if (cb ? !(s->st[dst] & PAP_ARRIVED) : !pc_adv_poll(s->c, dst, &rem)) {
+        if (!pap_peer_there(s, dst, n, &rem)) {
             s->waiting_for = dst;
-            if (first && !cb && hold_for_head(s, dst, n))
+            if (first && !copy_based(s->c, s->o, dst, n) && hold_for_head(s, dst, n))
                 break;
             first = 0;
             continue;
@@ -325,8 +335,7 @@ static int pap_mostly_there(pap_t *s)
         if (n == 0)
             continue;
         all++;
-        there += s->st[dst] & (PAP_SENT | PAP_ARRIVED) ||
-                 (!copy_based(s->c, s->o, dst, n) && pc_adv_poll(s->c, dst, &rem));
+        there += (s->st[dst] & PAP_SENT) || pap_peer_there(s, dst, n, &rem);
     }
     return 2 * there >= all;
 }
@@ -341,12 +350,12 @@ static int pap_mostly_there(pap_t *s)
  * (docs/PAP.md, "Network writes before host copies"). */
 static int pap_send_arrived(pap_t *s, int *rc)
 {
-    if (s->order == 0)
-        s->order = pap_mostly_there(s) ? 2 : 1;
-    if (s->order == 1)
-        return pap_send_pass(s, rc, -1);
-    int moved = pap_send_pass(s, rc, 0);
-    return pap_send_pass(s, rc, 1) | moved;
+    if (s->order == PAP_ORDER_UNSET)
+        s->order = pap_mostly_there(s) ? PAP_ORDER_NETWORK_FIRST : PAP_ORDER_DIRECT;
+    if (s->order == PAP_ORDER_DIRECT)
+        return pap_send_pass(s, rc, PASS_ALL);
+    int moved = pap_send_pass(s, rc, PASS_OTHER_HOSTS);
+    return pap_send_pass(s, rc, PASS_THIS_HOST) | moved;
 }
 
 /* Blocks sent blind between two looks for arrivals: the ports, and at

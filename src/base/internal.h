@@ -41,9 +41,13 @@ typedef struct pacoll_algo pacoll_algo_t;
  * do not interleave mid-line). */
 void pc_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Monotonic wall clock in seconds, never redirected to SMPI's simulated
- * clock (the deadline of the wait layer is about real hangs). */
-double pc_wall_time(void);
+/* The clock PACOLL_TIMEOUT is measured on, in seconds: monotonic real
+ * time, and under SMPI the simulated clock.  One SMPI process runs every
+ * rank, so a rank's wait lasts the wall time of simulating all the others
+ * (one wait of a 256-rank run passed 600 s); a simulated hang is a poll
+ * loop whose simulated time grows (the wait layer's back-off), a blocked
+ * one SimGrid's own deadlock. */
+double pc_deadline_clock(void);
 
 /* Under SMPI: this rank computes for `seconds` of simulated time (exactly:
  * smpi_execute would scale by smpi/host-speed and drop short delays).

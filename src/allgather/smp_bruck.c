@@ -73,16 +73,15 @@ static int exchange(pc_smp_t *s)
     }
     int rc = pc_smp_expose(s, recv, nx);
     if (rc == MPI_SUCCESS)
-        rc = pc_smp_local_ready(s);
+        rc = pc_smp_local_ready(s, NULL, 0, NULL);
     for (int st = 0, lo = 0; st < nsteps && rc == MPI_SUCCESS; lo = step_end[st++]) {
         for (i = lo; i < step_end[st] && rc == MPI_SUCCESS; i++)
             rc = pc_smp_send(s, &send[i]);
         if (rc != MPI_SUCCESS)
             break;
-        pc_smp_copy_landed(s); /* what the last step brought, while the puts fly */
-        rc = pc_flush(&s->c);
+        rc = pc_smp_copy_and_flush(s); /* what the last step brought, while the puts fly */
         if (rc == MPI_SUCCESS)
-            rc = pc_smp_recv_all(s, recv + lo, step_end[st] - lo);
+            rc = pc_smp_recv_all(s, recv + lo, step_end[st] - lo, NULL);
     }
     free(x), free(step_end);
     return rc;
@@ -124,4 +123,5 @@ const pacoll_algo_t pc_allgather_smp_bruck = {
     .summary = "shm gather, k-port Bruck among node masters into the remote node segments (no shift), shm copy-out",
     .run = run,
     .cost = cost,
+    .params = pc_smp_params,
 };

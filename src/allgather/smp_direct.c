@@ -39,27 +39,30 @@ static int exchange(pc_smp_t *s)
 {
     int nn = s->nn, v = s->t->node;
     pc_smp_xfer_t *x = malloc(2 * (size_t)nn * sizeof *x), *recv = x, *send = x + nn;
-    if (!x)
+    char *got = calloc((size_t)nn, 1);
+    if (!x || !got) {
+        free(x), free(got);
         return MPI_ERR_NO_MEM;
+    }
     for (int i = 1; i < nn; i++) {
         int from = (v - i + nn) % nn;
         recv[i - 1] = (pc_smp_xfer_t){from, from, 1};
         send[i - 1] = (pc_smp_xfer_t){(v + i) % nn, v, 1};
     }
     /* Advertise before waiting for the local blocks: the other masters may
-     * write into the segment while this node is still gathering. */
+     * write into the segment while this node is still gathering, and what
+     * they write goes on to the local ranks at once. */
     int rc = pc_smp_expose(s, recv, nn - 1);
     if (rc == MPI_SUCCESS)
-        rc = pc_smp_local_ready(s);
+        rc = pc_smp_local_ready(s, recv, nn - 1, got);
     for (int i = 0; i < nn - 1 && rc == MPI_SUCCESS; i++)
         rc = pc_smp_send(s, &send[i]);
-    if (rc == MPI_SUCCESS) {
-        pc_smp_copy_landed(s); /* the own node, while the puts fly */
-        rc = pc_flush(&s->c);
-    }
     if (rc == MPI_SUCCESS)
-        rc = pc_smp_recv_all(s, recv, nn - 1);
+        rc = pc_smp_copy_and_flush(s); /* the own node, while the puts fly */
+    if (rc == MPI_SUCCESS)
+        rc = pc_smp_recv_all(s, recv, nn - 1, got);
     free(x);
+    free(got);
     return rc;
 }
 
@@ -90,4 +93,5 @@ const pacoll_algo_t pc_allgather_smp_direct = {
     .summary = "shm gather, k-port Direct among node masters into the remote node segments, shm copy-out",
     .run = run,
     .cost = cost,
+    .params = pc_smp_params,
 };

@@ -109,17 +109,17 @@ static int exchange(pc_smp_t *s)
         x[nrecv++] = (pc_smp_xfer_t){up, (v + mine) % nn, nn - mine};
     int rc = pc_smp_expose(s, x, nrecv);
     if (rc == MPI_SUCCESS)
-        rc = pc_smp_local_ready(s);
+        rc = pc_smp_local_ready(s, NULL, 0, NULL);
     /* Gather: children, then my subtree up. */
     if (rc == MPI_SUCCESS)
-        rc = pc_smp_recv_all(s, x, nk);
+        rc = pc_smp_recv_all(s, x, nk, NULL);
     if (rc == MPI_SUCCESS && up >= 0) {
         pc_smp_xfer_t to_parent = {up, v, mine};
         rc = pc_smp_send(s, &to_parent);
         if (rc == MPI_SUCCESS)
             rc = pc_flush(&s->c);
         if (rc == MPI_SUCCESS)
-            rc = pc_smp_recv_all(s, &x[nk], 1);
+            rc = pc_smp_recv_all(s, &x[nk], 1, NULL);
     }
     /* Broadcast: largest subtrees first, each child gets what it lacks. */
     for (int i = nk - 1; i >= 0 && rc == MPI_SUCCESS; i--) {
@@ -127,10 +127,8 @@ static int exchange(pc_smp_t *s)
         pc_smp_xfer_t down = {kids[i], (kids[i] + sp) % nn, nn - sp};
         rc = pc_smp_send(s, &down);
     }
-    if (rc == MPI_SUCCESS) {
-        pc_smp_copy_landed(s); /* while the broadcast's puts fly */
-        rc = pc_flush(&s->c);
-    }
+    if (rc == MPI_SUCCESS)
+        rc = pc_smp_copy_and_flush(s); /* while the broadcast's puts fly */
     free(kids), free(x);
     return rc;
 }
@@ -165,4 +163,5 @@ const pacoll_algo_t pc_allgather_smp_gather_bcast = {
     .summary = "shm gather, k-nomial tree gather + broadcast among node masters, shm copy-out",
     .run = run,
     .cost = cost,
+    .params = pc_smp_params,
 };

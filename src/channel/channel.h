@@ -122,7 +122,7 @@ typedef struct pc_chan {
     int *advpeers;         /* peers advertised to over RMA in this call */
     int nadv;
     pc_regcache_t rc;
-    uint64_t adv_sent, zput_bytes, eager_bytes; /* statistics */
+    uint64_t adv_sent, zput_bytes, eager_bytes, host_write_bytes; /* statistics */
     /* Every peer has finished every call up to floor (see
      * pc_call_all_arrived): its slots of those calls are free again. */
     uint64_t floor;
@@ -182,6 +182,7 @@ typedef struct pc_chan_stats {
     uint64_t attaches;   /* of which really attached (cache misses) */
     uint64_t attached_bytes, evictions;
     uint64_t zput_bytes, eager_bytes;
+    uint64_t host_write_bytes; /* copied into another rank's buffer (pc_host_write) */
 } pc_chan_stats_t;
 static inline pc_chan_stats_t pc_chan_stats(const pc_chan_t *ch)
 {
@@ -193,6 +194,7 @@ static inline pc_chan_stats_t pc_chan_stats(const pc_chan_t *ch)
         .evictions = ch->rc.evictions,
         .zput_bytes = ch->zput_bytes,
         .eager_bytes = ch->eager_bytes,
+        .host_write_bytes = ch->host_write_bytes,
     };
 }
 
@@ -285,6 +287,12 @@ void pc_copy(void *dst, const void *src, size_t n);
 /* The same for a rank's own block, which no message carries (under SMPI's
  * fair model not charged: pc_copy_charge_local). */
 void pc_copy_own(void *dst, const void *src, size_t n);
+
+/* A copy into the memory of a rank on my host, at an address it published
+ * (a receive buffer named in the node segment): process_vm_writev to its
+ * process, a charged copy under SMPI.  Only where pc_host_write_ok. */
+int pc_host_write(pc_chan_t *ch, uint64_t pid, uint64_t addr, const void *src, size_t n);
+static inline int pc_host_write_ok(const pc_chan_t *ch) { return ch->cma; }
 
 /* A zeroed shared segment of `bytes` over comm, allocated by comm's rank 0;
  * *base is its address in this process (channel/shm.c). */

@@ -79,6 +79,12 @@ static int cma_write(uint64_t pid, uint64_t addr, const void *src, size_t n)
 #endif
 }
 
+int pc_host_write(pc_chan_t *ch, uint64_t pid, uint64_t addr, const void *src, size_t n)
+{
+    ch->host_write_bytes += n;
+    return cma_write(pid, addr, src, n);
+}
+
 static int eager_put(pc_call_t *c, int peer, int gen, const void *src, size_t n)
 {
     const pc_chan_t *ch = c->ch;

@@ -133,7 +133,7 @@ void pc_context_remove_team(pc_context_t *ctx, pacoll_team_t *t)
     ctx->reg_hits += cs.registers - cs.attaches, ctx->reg_misses += cs.attaches;
     ctx->reg_bytes += cs.attached_bytes, ctx->reg_evictions += cs.evictions;
     ctx->adv_sent += cs.adverts, ctx->zput_bytes += cs.zput_bytes;
-    ctx->eager_bytes += cs.eager_bytes;
+    ctx->eager_bytes += cs.eager_bytes, ctx->host_write_bytes += cs.host_write_bytes;
     pthread_mutex_unlock(&ctx->lock);
 }
 
@@ -152,7 +152,7 @@ int pc_context_first_reason(pc_context_t *ctx, const char *reason)
 
 /* --------------------------------------------------------------- stats */
 
-enum { PC_EXTRA_STATS = 7 };
+enum { PC_EXTRA_STATS = 8 };
 
 static void print_stats(const uint64_t *sum)
 {
@@ -171,10 +171,10 @@ static void print_stats(const uint64_t *sum)
     }
     const uint64_t *x = sum + PC_STAT_FIELDS * PC_MAX_ALGOS;
     printf("pacoll-stats: regcache hits=%llu misses=%llu attached_bytes=%llu evictions=%llu "
-           "advertisements=%llu zero_copy_bytes=%llu eager_bytes=%llu\n",
+           "advertisements=%llu zero_copy_bytes=%llu eager_bytes=%llu shared_copy_bytes=%llu\n",
            (unsigned long long)x[0], (unsigned long long)x[1], (unsigned long long)x[2],
            (unsigned long long)x[3], (unsigned long long)x[4], (unsigned long long)x[5],
-           (unsigned long long)x[6]);
+           (unsigned long long)x[6], (unsigned long long)x[7]);
     fflush(stdout);
 }
 
@@ -192,7 +192,7 @@ static void reduce_and_print_stats(pc_context_t *ctx)
         uint64_t *x = mine + PC_STAT_FIELDS * PC_MAX_ALGOS;
         x[0] = ctx->reg_hits, x[1] = ctx->reg_misses, x[2] = ctx->reg_bytes;
         x[3] = ctx->reg_evictions, x[4] = ctx->adv_sent, x[5] = ctx->zput_bytes;
-        x[6] = ctx->eager_bytes;
+        x[6] = ctx->eager_bytes, x[7] = ctx->host_write_bytes;
     }
     int rank;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);

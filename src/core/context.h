@@ -38,6 +38,7 @@ typedef struct pc_context {
     uint64_t next_id;
     pc_stat_t stats[PC_MAX_ALGOS]; /* of freed teams */
     uint64_t reg_hits, reg_misses, reg_bytes, reg_evictions, adv_sent, zput_bytes, eager_bytes;
+    uint64_t host_write_bytes;
     char *reasons[PC_MAX_REASONS];
     int nreasons;
     pc_team_slot_t team_cache[PC_TEAM_CACHE];

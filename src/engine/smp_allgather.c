@@ -1,6 +1,8 @@
 /* The shared engine of the SMP-aware allgathers: see smp_allgather.h. */
 #include "engine/smp_allgather.h"
 
+#include <unistd.h>
+
 /* ------------------------------------------------------------- layout */
 
 /* Byte offset of rank r's block in the node buffer. */
@@ -32,9 +34,241 @@ size_t pc_smp_range_bytes(const pc_smp_t *s, int first, int count)
     return k == 0 ? 0 : k == 1 ? len[0] : len[0] + len[1];
 }
 
+/* ------------------------------------------------ the shared copy-out */
+
+/* Every local rank copies the whole result, P m bytes, out of the node
+ * buffer, and only once it has arrived.  Under random arrival every node's
+ * last rank comes within microseconds of the last of all (docs/SIM.md,
+ * "Thirteenth session"), so every node's block is complete at about the
+ * same time and every rank then copies all P m bytes, the last one too.
+ * So the copy-out is cut into chunks that any local rank may claim: a rank
+ * claims its own as they become ready (the own node's as each local rank
+ * posts, a remote node's when it lands), and once all of its own are
+ * claimed it copies ready chunks into the receive buffers of the local
+ * ranks still copying (process_vm_writev, pc_host_write).  Without skew
+ * every rank has its own to copy until the end, as before. */
+const pc_param_t pc_param_smp_share = {
+    .env = "PACOLL_SMP_SHARE",
+    .kind = PC_PARAM_BOOL,
+    .dflt = 1,
+    .help = "smp_*: a node's ranks share the copy-out into their receive buffers (needs process_vm_writev)",
+};
+const pc_param_t *const pc_smp_params[] = {&pc_param_smp_share, NULL};
+
+#define LINE 64
+/* A chunk: large against a process_vm_writev's fixed cost (2 MB is 64 of
+ * them), and at most MAX_CHUNKS of them per receive buffer. */
+#define CHUNK ((size_t)32 << 10)
+#define MAX_CHUNKS 512
+
+/* After the node buffer, one row per local rank: its receive buffer's
+ * address and pid, how many of its chunks have been copied (by anyone), the
+ * operation it takes part in, then one claim byte per chunk.  A rank fills
+ * its row before it posts its block, and the others read it only after
+ * that post; the segment is reused only once every local rank has ended the
+ * operation (pc_seg_begin), so no row is touched by two operations. */
+enum { ROW_ADDR, ROW_PID, ROW_DONE, ROW_TICKET, ROW_CLAIMS = 4 * 8 };
+
+static size_t chunk_bytes(size_t len)
+{
+    size_t c = (len + MAX_CHUNKS - 1) / MAX_CHUNKS;
+    return c > CHUNK ? c : CHUNK;
+}
+
+/* Chunks of node n's block (at least one: a block may be empty). */
+static int node_chunks(const pacoll_team_t *t, int n, size_t m, size_t chunk)
+{
+    size_t bytes = (size_t)(t->node_first[n + 1] - t->node_first[n]) * m;
+    return bytes == 0 ? 1 : (int)((bytes + chunk - 1) / chunk);
+}
+
+static size_t rows_at(size_t len) { return (len + LINE - 1) / LINE * LINE; }
+static size_t row_size(const pacoll_team_t *t, size_t m)
+{
+    size_t chunk = chunk_bytes((size_t)t->size * m), claims = 0;
+    for (int n = 0; n < t->nnodes; n++)
+        claims += (size_t)node_chunks(t, n, m, chunk);
+    return (ROW_CLAIMS + claims + LINE - 1) / LINE * LINE;
+}
+static size_t seg_bytes(const pacoll_team_t *t, size_t m)
+{
+    return rows_at((size_t)t->size * m) + (size_t)t->ppn_max * row_size(t, m);
+}
+static uint64_t *row(const pc_smp_t *s, int local) { return (uint64_t *)(s->rows + (size_t)local * s->row_bytes); }
+static char *claims(const pc_smp_t *s, int local) { return (char *)row(s, local) + ROW_CLAIMS; }
+
 int pc_smp_fits(const pacoll_team_t *t, size_t m)
 {
-    return t->ppn_max <= 1 || (size_t)t->size * m <= t->cfg.chan.shm_max;
+    return t->ppn_max <= 1 || seg_bytes(t, m) <= t->cfg.chan.shm_max;
+}
+
+/* The chunk layout and my row, before my block is posted. */
+static int share_begin(pc_smp_t *s)
+{
+    const pacoll_team_t *t = s->t;
+    int nn = s->nn;
+    s->first = calloc((size_t)(nn + 1) + (size_t)t->local_size * (size_t)nn, sizeof *s->first);
+    s->spent = calloc((size_t)nn, 1);
+    if (!s->first || !s->spent)
+        return MPI_ERR_NO_MEM;
+    s->hint = s->first + nn + 1;
+    s->chunk = chunk_bytes(s->len);
+    for (int n = 0; n < nn; n++)
+        s->first[n + 1] = s->first[n] + node_chunks(t, n, s->m, s->chunk);
+    for (int d = 0; d < t->local_size; d++)
+        for (int n = 0; n < nn; n++)
+            s->hint[d * nn + n] = s->first[n];
+    uint64_t *r = row(s, t->local_rank);
+    memset(claims(s, t->local_rank), 0, (size_t)s->first[nn]);
+    r[ROW_ADDR] = (uint64_t)(uintptr_t)s->a->rbuf;
+    r[ROW_PID] = (uint64_t)getpid();
+    r[ROW_DONE] = 0;
+    r[ROW_TICKET] = s->op.ticket; /* all published by pc_seg_post's release */
+    return MPI_SUCCESS;
+}
+
+/* Bytes [*lo, *hi) of the node buffer that chunk c of node n covers. */
+static void chunk_span(const pc_smp_t *s, int n, int c, size_t *lo, size_t *hi)
+{
+    const int *nf = s->t->node_first;
+    size_t end = (size_t)nf[n + 1] * s->m;
+    *lo = (size_t)nf[n] * s->m + (size_t)(c - s->first[n]) * s->chunk;
+    *hi = *lo + s->chunk < end ? *lo + s->chunk : end;
+}
+
+/* Whether chunk c of node n is in the node buffer: a remote node once it
+ * has landed, my own node's blocks once their ranks have posted. */
+static int chunk_ready(pc_smp_t *s, int n, int c)
+{
+    const pacoll_team_t *t = s->t;
+    if (pc_seg_remote_posted(&s->op, n))
+        return 1;
+    if (n != t->node || s->m == 0)
+        return 0;
+    size_t lo, hi;
+    chunk_span(s, n, c, &lo, &hi);
+    for (int i = (int)(lo / s->m); (size_t)i * s->m < hi; i++)
+        if (i - t->node_first[n] != t->local_rank && !pc_seg_posted(&s->op, i - t->node_first[n]))
+            return 0;
+    return 1;
+}
+
+/* Copies chunk c of node n into local rank `local`'s receive buffer (runs of
+ * consecutive ranks in one copy, that rank's own block left out: it is there
+ * already), then counts it in that rank's row. */
+static int copy_chunk(pc_smp_t *s, int local, int n, int c)
+{
+    const pacoll_team_t *t = s->t;
+    uint64_t *r = row(s, local);
+    int self = local == t->local_rank, owner = t->node_ranks[t->node_first[t->node] + local];
+    size_t m = s->m, lo, hi;
+    int rc = MPI_SUCCESS;
+    chunk_span(s, n, c, &lo, &hi);
+    for (int i = m ? (int)(lo / m) : 0; m && (size_t)i * m < hi && rc == MPI_SUCCESS;) {
+        int rk = t->node_ranks[i], j = i + 1;
+        if (rk == owner) {
+            i++;
+            continue;
+        }
+        while ((size_t)j * m < hi && t->node_ranks[j] == t->node_ranks[j - 1] + 1 && t->node_ranks[j] != owner)
+            j++;
+        size_t from = (size_t)i * m > lo ? (size_t)i * m : lo, to = (size_t)j * m < hi ? (size_t)j * m : hi;
+        size_t at = (size_t)rk * m + (from - (size_t)i * m);
+        if (self)
+            pc_copy(s->a->rbuf + at, s->buf + from, to - from);
+        else
+            rc = pc_host_write(&s->t->chan, r[ROW_PID], r[ROW_ADDR] + at, s->buf + from, to - from);
+        i = j;
+    }
+    if (rc != MPI_SUCCESS) {
+        s->share_rc = rc;
+        return rc;
+    }
+    if (!self) { /* a flag another rank waits on, as the segment's own */
+        pc_charge_settle();
+        pc_sim_shm_message(0);
+    }
+    __atomic_fetch_add(&r[ROW_DONE], 1, __ATOMIC_RELEASE);
+    return MPI_SUCCESS;
+}
+
+/* Claims a ready chunk of node n in local rank `local`'s row, from its hint
+ * on; -1 if none, and *spent = 1 if every chunk of it is claimed. */
+static int claim(pc_smp_t *s, int local, int n, int *spent)
+{
+    char *cl = claims(s, local);
+    int *h = &s->hint[local * s->nn + n];
+    *spent = 0;
+    while (*h < s->first[n + 1] && __atomic_load_n(&cl[*h], __ATOMIC_RELAXED))
+        (*h)++;
+    if (*h == s->first[n + 1]) {
+        *spent = 1;
+        return -1;
+    }
+    for (int c = *h; c < s->first[n + 1]; c++)
+        if (!__atomic_load_n(&cl[c], __ATOMIC_RELAXED) && chunk_ready(s, n, c) &&
+            !__atomic_exchange_n(&cl[c], 1, __ATOMIC_ACQ_REL))
+            return c;
+    return -1;
+}
+
+/* One ready chunk of my own row, my node first; 0 if none. */
+static int own_step(pc_smp_t *s)
+{
+    int me = s->t->local_rank;
+    for (int i = 0; i < s->nn; i++) {
+        int n = (s->t->node + i) % s->nn, spent, c;
+        if (s->spent[n])
+            continue;
+        if ((c = claim(s, me, n, &spent)) >= 0) {
+            copy_chunk(s, me, n, c);
+            return 1;
+        }
+        if (spent)
+            s->spent[n] = 1, s->nspent++;
+    }
+    return 0;
+}
+
+/* One ready chunk for another local rank of this operation; 0 if none. */
+static int help_step(pc_smp_t *s)
+{
+    int me = s->t->local_rank, size = s->t->local_size;
+    for (int j = 1; j < size; j++) {
+        int d = (me + j) % size, spent, c;
+        if (!pc_seg_posted(&s->op, d) || row(s, d)[ROW_TICKET] != s->op.ticket)
+            continue;
+        for (int i = 0; i < s->nn; i++) {
+            int n = (s->t->node + i) % s->nn;
+            if ((c = claim(s, d, n, &spent)) >= 0) {
+                copy_chunk(s, d, n, c);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Phase 3, shared: my chunks as they become ready, then, all of mine
+ * claimed, the others' while any is ready; done when every chunk of mine
+ * has been copied, by whoever claimed it. */
+static int finish_shared(pc_smp_t *s)
+{
+    uint64_t *mine = row(s, s->t->local_rank);
+    uint64_t total = (uint64_t)s->first[s->nn];
+    pc_wait_new_condition(&s->c.w);
+    while (s->share_rc == MPI_SUCCESS) {
+        if (own_step(s) || (s->nspent == s->nn && help_step(s))) {
+            pc_wait_new_condition(&s->c.w);
+            continue;
+        }
+        if (__atomic_load_n(&mine[ROW_DONE], __ATOMIC_ACQUIRE) == total)
+            return MPI_SUCCESS;
+        int rc = pc_wait_poll(&s->c.w, -1);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return s->share_rc;
 }
 
 /* ------------------------------------------------------------ copy-out */
@@ -66,6 +300,8 @@ static void copy_node(pc_smp_t *s, int n)
  * first: its blocks are the first to land. */
 static int copy_one_landed(pc_smp_t *s)
 {
+    if (s->share) /* one chunk (a failure is kept for finish_shared) */
+        return own_step(s) && s->share_rc == MPI_SUCCESS;
     for (int i = 0; i < s->nn; i++) {
         int n = (s->t->node + i) % s->nn;
         if (s->landed[n] && !s->copied[n]) {
@@ -80,6 +316,15 @@ void pc_smp_copy_landed(pc_smp_t *s)
 {
     while (copy_one_landed(s))
         ;
+}
+
+int pc_smp_copy_and_flush(pc_smp_t *s)
+{
+    int testable = pc_puts_testable(s->c.ch), rc = MPI_SUCCESS;
+    while (rc == MPI_SUCCESS && copy_one_landed(s))
+        if (testable && pc_puts_pending(&s->c))
+            rc = pc_flush_landed(&s->c);
+    return rc == MPI_SUCCESS ? pc_flush(&s->c) : rc;
 }
 
 /* Nodes [first, first + count) are in the node buffer: tell the local ranks
@@ -142,23 +387,70 @@ int pc_smp_begin(pc_smp_t *s, pacoll_team_t *t, const pc_args_t *a, const char *
         mark_landed(s, t->node, 1);
         return MPI_SUCCESS;
     }
-    int rc = pc_seg_begin(&t->seg, s->len, &s->c.w, &s->op);
+    /* The same bytes on every local rank, shared copy-out or not. */
+    int rc = pc_seg_begin(&t->seg, seg_bytes(t, s->m), &s->c.w, &s->op);
     if (rc != MPI_SUCCESS)
         return rc;
     s->in_op = 1;
     s->buf = s->op.buf;
+    s->rows = s->buf + rows_at(s->len);
+    s->row_bytes = row_size(t, s->m);
+    s->share = s->m > 0 && pc_param(&t->cfg, &pc_param_smp_share) && pc_host_write_ok(&t->chan);
+    if (s->share && (rc = share_begin(s)) != MPI_SUCCESS)
+        return rc;
     pc_copy(s->buf + rank_pos(s, t->rank), a->sbuf, s->m);
     pc_seg_post(&s->op);
     return MPI_SUCCESS;
 }
 
-int pc_smp_local_ready(pc_smp_t *s)
+static void poll_one(pc_smp_t *s, const pc_smp_xfer_t *x, int *done);
+
+/* Takes every receive of recvs that has landed; how many did. */
+static int take_landed(pc_smp_t *s, const pc_smp_xfer_t *recvs, int n, char *got, int *last)
 {
+    int fresh = 0;
+    for (int i = 0; i < n; i++) {
+        int done;
+        if (got[i])
+            continue;
+        poll_one(s, &recvs[i], &done);
+        if (done)
+            got[i] = 1, fresh++;
+        else
+            *last = pc_smp_master_of(s->t, recvs[i].node);
+    }
+    return fresh;
+}
+
+int pc_smp_local_ready(pc_smp_t *s, const pc_smp_xfer_t *recvs, int n, char *got)
+{
+    const pacoll_team_t *t = s->t;
+    int rc = MPI_SUCCESS;
     if (!s->use_seg)
         return MPI_SUCCESS;
-    int rc = pc_seg_wait_all_posts(&s->op);
+    if (n == 0) {
+        rc = pc_seg_wait_all_posts(&s->op);
+    } else {
+        pc_wait_new_condition(&s->c.w);
+        for (int i = 0; i < t->local_size && rc == MPI_SUCCESS;) {
+            int last = -1;
+            if (i == t->local_rank || pc_seg_posted(&s->op, i)) {
+                i++;
+                continue;
+            }
+            /* A local rank is late: the nodes that land meanwhile go on to
+             * the local ranks at once, and, shared, I copy my ready chunks,
+             * but only while it is late: the moment my node is complete
+             * its block must go out, before any copy. */
+            if (take_landed(s, recvs, n, got, &last) > 0 ||
+                (s->share && !pc_seg_posted(&s->op, i) && own_step(s) && s->share_rc == MPI_SUCCESS))
+                pc_wait_new_condition(&s->c.w);
+            else
+                rc = pc_wait_poll(&s->c.w, t->node_ranks[t->node_first[t->node] + i]);
+        }
+    }
     if (rc == MPI_SUCCESS)
-        mark_landed(s, s->t->node, 1);
+        mark_landed(s, t->node, 1);
     return rc;
 }
 
@@ -251,45 +543,38 @@ static void poll_one(pc_smp_t *s, const pc_smp_xfer_t *x, int *done)
     *done = 1;
 }
 
-int pc_smp_recv_all(pc_smp_t *s, const pc_smp_xfer_t *recvs, int n)
+int pc_smp_recv_all(pc_smp_t *s, const pc_smp_xfer_t *recvs, int n, char *got)
 {
-    char *got = calloc((size_t)n + 1, 1);
+    char *mine = got ? NULL : calloc((size_t)n + 1, 1);
     int left = 0, rc = MPI_SUCCESS;
-    if (!got)
+    if (!got && !(got = mine))
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < n; i++) {
-        got[i] = pc_smp_range_bytes(s, recvs[i].first, recvs[i].count) == 0;
+        got[i] |= pc_smp_range_bytes(s, recvs[i].first, recvs[i].count) == 0;
         left += !got[i];
     }
     pc_wait_new_condition(&s->c.w);
     while (left > 0 && rc == MPI_SUCCESS) {
-        int fresh = 0, last = -1;
-        for (int i = 0; i < n; i++) {
-            int done;
-            if (got[i])
-                continue;
-            poll_one(s, &recvs[i], &done);
-            if (done)
-                got[i] = 1, left--, fresh = 1;
-            else
-                last = pc_smp_master_of(s->t, recvs[i].node);
-        }
-        if (left == 0)
+        int last = -1, fresh = take_landed(s, recvs, n, got, &last);
+        if ((left -= fresh) == 0)
             break;
-        /* While waiting, copy out one landed node at a time, so a block to
-         * forward (Bruck, the tree) is never held up long. */
+        /* While waiting, copy out one landed node (shared: one chunk) at a
+         * time, so a block to forward (Bruck, the tree) is never held up
+         * long. */
         if (fresh || copy_one_landed(s))
             pc_wait_new_condition(&s->c.w);
         else
             rc = pc_wait_poll(&s->c.w, last);
     }
-    free(got);
+    free(mine);
     return rc;
 }
 
 int pc_smp_end(pc_smp_t *s, int rc)
 {
-    if (rc == MPI_SUCCESS && s->landed) {
+    if (rc == MPI_SUCCESS && s->share) {
+        rc = finish_shared(s);
+    } else if (rc == MPI_SUCCESS && s->landed) {
         if (s->master) {
             pc_smp_copy_landed(s);
             if (s->ncopied != s->nn) {
@@ -310,6 +595,8 @@ int pc_smp_end(pc_smp_t *s, int rc)
         free(s->packs[i]);
     free(s->packs);
     free(s->landed);
+    free(s->first);
+    free(s->spent);
     return rc != MPI_SUCCESS ? rc : rc2;
 }
 

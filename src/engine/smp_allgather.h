@@ -14,7 +14,12 @@
  *            segment, and every local rank copies that block out at once, in
  *            communicator rank order.  So the copy-out overlaps the rest of
  *            phase 2 (the paper's overlap, for every rank, not only the
- *            master).
+ *            master).  Beyond the paper (PACOLL_SMP_SHARE): the own node's
+ *            blocks are copied out as each local rank posts, and a rank with
+ *            nothing left to copy for itself copies into the receive
+ *            buffers of local ranks still copying, so the rank that arrives
+ *            last does not copy all P m bytes alone (smp_allgather.c, "The
+ *            shared copy-out").
  *
  * The node buffer.  Every node's block sits at node_first[n] * m, in local
  * order: the layout of t->node_ranks.  A range of nodes [first, first+count)
@@ -49,6 +54,15 @@ typedef struct pc_smp {
     int ncopied;
     char **packs; /* eager staging of ranges that wrap round */
     int npacks;
+    /* the shared copy-out (smp_allgather.c) */
+    int share;
+    int share_rc;     /* a failed write of a chunk (MPI_SUCCESS: none) */
+    char *rows;       /* one row per local rank, after the node buffer */
+    size_t row_bytes, chunk;
+    int *first;       /* [nn + 1]: node n's chunks are first[n] .. first[n+1] */
+    int *hint;        /* [local ranks x nn]: chunks before it are claimed */
+    char *spent;      /* [nn]: every chunk of node n in my row is claimed */
+    int nspent;
 } pc_smp_t;
 
 /* A transfer between masters: nodes [first, first + count) mod nnodes of
@@ -62,16 +76,25 @@ int pc_smp_begin(pc_smp_t *s, pacoll_team_t *t, const pc_args_t *a, const char *
 /* Master: exposes the node buffer once and advertises it to the master of
  * every zero-copy receive of the call (all of them, before any waiting). */
 int pc_smp_expose(pc_smp_t *s, const pc_smp_xfer_t *recvs, int n);
-/* Master: waits for the local ranks' blocks (end of phase 1). */
-int pc_smp_local_ready(pc_smp_t *s);
+/* Master: waits for the local ranks' blocks (end of phase 1).  With n
+ * receives (got[i] = 1 once taken), takes those that land meanwhile: a
+ * late local rank does not hold the other nodes' blocks back from the
+ * local ranks already there. */
+int pc_smp_local_ready(pc_smp_t *s, const pc_smp_xfer_t *recvs, int n, char *got);
 /* Master: posts a range to another master (eager or zero-copy).  The puts
  * may still be in flight: call pc_flush before waiting for anything. */
 int pc_smp_send(pc_smp_t *s, const pc_smp_xfer_t *x);
 /* Master: waits for every receive in recvs, in whatever order they land,
- * copying out landed nodes while it waits. */
-int pc_smp_recv_all(pc_smp_t *s, const pc_smp_xfer_t *recvs, int n);
+ * copying out landed nodes while it waits.  got: what local_ready took
+ * (NULL: nothing). */
+int pc_smp_recv_all(pc_smp_t *s, const pc_smp_xfer_t *recvs, int n, char *got);
 /* Copies every landed node not yet copied to my receive buffer. */
 void pc_smp_copy_landed(pc_smp_t *s);
+/* Master, after posting puts: pc_smp_copy_landed while they fly, then
+ * completes them.  Where the transport can test its puts, those that land
+ * are completed between copies, so their flags to the other masters are not
+ * held back behind this node's copy-out. */
+int pc_smp_copy_and_flush(pc_smp_t *s);
 /* Phase 3 and the end: a master copies out what is left, the other ranks
  * copy every node out as its flag rises; then the call and the segment
  * operation end.  rc: the result so far (on error nothing is waited for). */
@@ -85,6 +108,10 @@ static inline int pc_smp_master_of(const pacoll_team_t *t, int n) { return t->no
 /* Whether the node segment can hold the whole result (else the algorithms
  * hand the call to the flat Direct allgather). */
 int pc_smp_fits(const pacoll_team_t *t, size_t m);
+
+/* The engine's parameter (base/param.h), listed by the three algorithms. */
+extern const pc_param_t pc_param_smp_share;
+extern const pc_param_t *const pc_smp_params[];
 
 /* Cost of phases 1 and 3 around an inter-node phase costing t_inter
  * (Hockney, intra-node terms): the shm gather (alpha_shm + m beta_shm), the

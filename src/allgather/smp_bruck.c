@@ -73,7 +73,7 @@ static int exchange(pc_smp_t *s)
     }
     int rc = pc_smp_expose(s, recv, nx);
     if (rc == MPI_SUCCESS)
-        rc = pc_smp_local_ready(s, NULL, 0, NULL);
+        rc = pc_smp_local_ready(s);
     for (int st = 0, lo = 0; st < nsteps && rc == MPI_SUCCESS; lo = step_end[st++]) {
         for (i = lo; i < step_end[st] && rc == MPI_SUCCESS; i++)
             rc = pc_smp_send(s, &send[i]);
@@ -81,7 +81,7 @@ static int exchange(pc_smp_t *s)
             break;
         rc = pc_smp_copy_and_flush(s); /* what the last step brought, while the puts fly */
         if (rc == MPI_SUCCESS)
-            rc = pc_smp_recv_all(s, recv + lo, step_end[st] - lo, NULL);
+            rc = pc_smp_recv_all(s, recv + lo, step_end[st] - lo);
     }
     free(x), free(step_end);
     return rc;

@@ -39,30 +39,25 @@ static int exchange(pc_smp_t *s)
 {
     int nn = s->nn, v = s->t->node;
     pc_smp_xfer_t *x = malloc(2 * (size_t)nn * sizeof *x), *recv = x, *send = x + nn;
-    char *got = calloc((size_t)nn, 1);
-    if (!x || !got) {
-        free(x), free(got);
+    if (!x)
         return MPI_ERR_NO_MEM;
-    }
     for (int i = 1; i < nn; i++) {
         int from = (v - i + nn) % nn;
         recv[i - 1] = (pc_smp_xfer_t){from, from, 1};
         send[i - 1] = (pc_smp_xfer_t){(v + i) % nn, v, 1};
     }
     /* Advertise before waiting for the local blocks: the other masters may
-     * write into the segment while this node is still gathering, and what
-     * they write goes on to the local ranks at once. */
+     * write into the segment while this node is still gathering. */
     int rc = pc_smp_expose(s, recv, nn - 1);
     if (rc == MPI_SUCCESS)
-        rc = pc_smp_local_ready(s, recv, nn - 1, got);
+        rc = pc_smp_local_ready(s);
     for (int i = 0; i < nn - 1 && rc == MPI_SUCCESS; i++)
         rc = pc_smp_send(s, &send[i]);
     if (rc == MPI_SUCCESS)
         rc = pc_smp_copy_and_flush(s); /* the own node, while the puts fly */
     if (rc == MPI_SUCCESS)
-        rc = pc_smp_recv_all(s, recv, nn - 1, got);
+        rc = pc_smp_recv_all(s, recv, nn - 1);
     free(x);
-    free(got);
     return rc;
 }
 

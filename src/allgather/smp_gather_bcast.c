@@ -109,17 +109,17 @@ static int exchange(pc_smp_t *s)
         x[nrecv++] = (pc_smp_xfer_t){up, (v + mine) % nn, nn - mine};
     int rc = pc_smp_expose(s, x, nrecv);
     if (rc == MPI_SUCCESS)
-        rc = pc_smp_local_ready(s, NULL, 0, NULL);
+        rc = pc_smp_local_ready(s);
     /* Gather: children, then my subtree up. */
     if (rc == MPI_SUCCESS)
-        rc = pc_smp_recv_all(s, x, nk, NULL);
+        rc = pc_smp_recv_all(s, x, nk);
     if (rc == MPI_SUCCESS && up >= 0) {
         pc_smp_xfer_t to_parent = {up, v, mine};
         rc = pc_smp_send(s, &to_parent);
         if (rc == MPI_SUCCESS)
             rc = pc_flush(&s->c);
         if (rc == MPI_SUCCESS)
-            rc = pc_smp_recv_all(s, &x[nk], 1, NULL);
+            rc = pc_smp_recv_all(s, &x[nk], 1);
     }
     /* Broadcast: largest subtrees first, each child gets what it lacks. */
     for (int i = nk - 1; i >= 0 && rc == MPI_SUCCESS; i--) {

@@ -57,9 +57,12 @@ const pc_param_t *const pc_smp_params[] = {&pc_param_smp_share, NULL};
 
 #define LINE 64
 /* A chunk: large against a process_vm_writev's fixed cost (2 MB is 64 of
- * them), and at most MAX_CHUNKS of them per receive buffer. */
+ * them), and at most MAX_CHUNKS of them per receive buffer.  A smaller
+ * piece (a whole small result) is not worth another rank's help: the owner
+ * would wait for the helper's flag longer than it copies. */
 #define CHUNK ((size_t)32 << 10)
 #define MAX_CHUNKS 512
+#define HELP_MIN (CHUNK / 2)
 
 /* After the node buffer, one row per local rank: its receive buffer's
  * address and pid, how many of its chunks have been copied (by anyone), the
@@ -193,11 +196,13 @@ static int copy_chunk(pc_smp_t *s, int local, int n, int c)
 }
 
 /* Claims a ready chunk of node n in local rank `local`'s row, from its hint
- * on; -1 if none, and *spent = 1 if every chunk of it is claimed. */
-static int claim(pc_smp_t *s, int local, int n, int *spent)
+ * on, of at least min bytes; -1 if none, and *spent = 1 if every chunk of
+ * it is claimed. */
+static int claim(pc_smp_t *s, int local, int n, size_t min, int *spent)
 {
     char *cl = claims(s, local);
     int *h = &s->hint[local * s->nn + n];
+    size_t lo, hi;
     *spent = 0;
     while (*h < s->first[n + 1] && __atomic_load_n(&cl[*h], __ATOMIC_RELAXED))
         (*h)++;
@@ -205,10 +210,13 @@ static int claim(pc_smp_t *s, int local, int n, int *spent)
         *spent = 1;
         return -1;
     }
-    for (int c = *h; c < s->first[n + 1]; c++)
-        if (!__atomic_load_n(&cl[c], __ATOMIC_RELAXED) && chunk_ready(s, n, c) &&
-            !__atomic_exchange_n(&cl[c], 1, __ATOMIC_ACQ_REL))
+    for (int c = *h; c < s->first[n + 1]; c++) {
+        if (__atomic_load_n(&cl[c], __ATOMIC_RELAXED) || !chunk_ready(s, n, c))
+            continue;
+        chunk_span(s, n, c, &lo, &hi);
+        if (hi - lo >= min && !__atomic_exchange_n(&cl[c], 1, __ATOMIC_ACQ_REL))
             return c;
+    }
     return -1;
 }
 
@@ -220,7 +228,7 @@ static int own_step(pc_smp_t *s)
         int n = (s->t->node + i) % s->nn, spent, c;
         if (s->spent[n])
             continue;
-        if ((c = claim(s, me, n, &spent)) >= 0) {
+        if ((c = claim(s, me, n, 0, &spent)) >= 0) {
             copy_chunk(s, me, n, c);
             return 1;
         }
@@ -240,7 +248,7 @@ static int help_step(pc_smp_t *s)
             continue;
         for (int i = 0; i < s->nn; i++) {
             int n = (s->t->node + i) % s->nn;
-            if ((c = claim(s, d, n, &spent)) >= 0) {
+            if ((c = claim(s, d, n, HELP_MIN, &spent)) >= 0) {
                 copy_chunk(s, d, n, c);
                 return 1;
             }
@@ -403,47 +411,25 @@ int pc_smp_begin(pc_smp_t *s, pacoll_team_t *t, const pc_args_t *a, const char *
     return MPI_SUCCESS;
 }
 
-static void poll_one(pc_smp_t *s, const pc_smp_xfer_t *x, int *done);
-
-/* Takes every receive of recvs that has landed; how many did. */
-static int take_landed(pc_smp_t *s, const pc_smp_xfer_t *recvs, int n, char *got, int *last)
-{
-    int fresh = 0;
-    for (int i = 0; i < n; i++) {
-        int done;
-        if (got[i])
-            continue;
-        poll_one(s, &recvs[i], &done);
-        if (done)
-            got[i] = 1, fresh++;
-        else
-            *last = pc_smp_master_of(s->t, recvs[i].node);
-    }
-    return fresh;
-}
-
-int pc_smp_local_ready(pc_smp_t *s, const pc_smp_xfer_t *recvs, int n, char *got)
+int pc_smp_local_ready(pc_smp_t *s)
 {
     const pacoll_team_t *t = s->t;
     int rc = MPI_SUCCESS;
     if (!s->use_seg)
         return MPI_SUCCESS;
-    if (n == 0) {
+    if (!s->share) {
         rc = pc_seg_wait_all_posts(&s->op);
     } else {
         pc_wait_new_condition(&s->c.w);
         for (int i = 0; i < t->local_size && rc == MPI_SUCCESS;) {
-            int last = -1;
             if (i == t->local_rank || pc_seg_posted(&s->op, i)) {
                 i++;
                 continue;
             }
-            /* A local rank is late: the nodes that land meanwhile go on to
-             * the local ranks at once, and, shared, I copy my ready chunks,
-             * but only while it is late: the moment my node is complete
-             * its block must go out, before any copy. */
-            if (take_landed(s, recvs, n, got, &last) > 0 ||
-                (s->share && !pc_seg_posted(&s->op, i) && own_step(s) && s->share_rc == MPI_SUCCESS))
+            /* A local rank is late: meanwhile I copy my chunks of the ranks
+             * that are here, but only while it is late: the moment my node
+             * is complete its block must go out, before any copy. */
+            if (!pc_seg_posted(&s->op, i) && own_step(s) && s->share_rc == MPI_SUCCESS)
                 pc_wait_new_condition(&s->c.w);
             else
                 rc = pc_wait_poll(&s->c.w, t->node_ranks[t->node_first[t->node] + i]);
@@ -543,20 +529,30 @@ static void poll_one(pc_smp_t *s, const pc_smp_xfer_t *x, int *done)
     *done = 1;
 }
 
-int pc_smp_recv_all(pc_smp_t *s, const pc_smp_xfer_t *recvs, int n, char *got)
+int pc_smp_recv_all(pc_smp_t *s, const pc_smp_xfer_t *recvs, int n)
 {
-    char *mine = got ? NULL : calloc((size_t)n + 1, 1);
+    char *got = calloc((size_t)n + 1, 1);
     int left = 0, rc = MPI_SUCCESS;
-    if (!got && !(got = mine))
+    if (!got)
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < n; i++) {
-        got[i] |= pc_smp_range_bytes(s, recvs[i].first, recvs[i].count) == 0;
+        got[i] = pc_smp_range_bytes(s, recvs[i].first, recvs[i].count) == 0;
         left += !got[i];
     }
     pc_wait_new_condition(&s->c.w);
     while (left > 0 && rc == MPI_SUCCESS) {
-        int last = -1, fresh = take_landed(s, recvs, n, got, &last);
-        if ((left -= fresh) == 0)
+        int fresh = 0, last = -1;
+        for (int i = 0; i < n; i++) {
+            int done;
+            if (got[i])
+                continue;
+            poll_one(s, &recvs[i], &done);
+            if (done)
+                got[i] = 1, left--, fresh = 1;
+            else
+                last = pc_smp_master_of(s->t, recvs[i].node);
+        }
+        if (left == 0)
             break;
         /* While waiting, copy out one landed node (shared: one chunk) at a
          * time, so a block to forward (Bruck, the tree) is never held up
@@ -566,7 +562,7 @@ int pc_smp_recv_all(pc_smp_t *s, const pc_smp_xfer_t *recvs, int n, char *got)
         else
             rc = pc_wait_poll(&s->c.w, last);
     }
-    free(mine);
+    free(got);
     return rc;
 }
 

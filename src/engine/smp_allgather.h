@@ -76,18 +76,15 @@ int pc_smp_begin(pc_smp_t *s, pacoll_team_t *t, const pc_args_t *a, const char *
 /* Master: exposes the node buffer once and advertises it to the master of
  * every zero-copy receive of the call (all of them, before any waiting). */
 int pc_smp_expose(pc_smp_t *s, const pc_smp_xfer_t *recvs, int n);
-/* Master: waits for the local ranks' blocks (end of phase 1).  With n
- * receives (got[i] = 1 once taken), takes those that land meanwhile: a
- * late local rank does not hold the other nodes' blocks back from the
- * local ranks already there. */
-int pc_smp_local_ready(pc_smp_t *s, const pc_smp_xfer_t *recvs, int n, char *got);
+/* Master: waits for the local ranks' blocks (end of phase 1); with the
+ * shared copy-out, copies its chunks of the ranks already there meanwhile. */
+int pc_smp_local_ready(pc_smp_t *s);
 /* Master: posts a range to another master (eager or zero-copy).  The puts
  * may still be in flight: call pc_flush before waiting for anything. */
 int pc_smp_send(pc_smp_t *s, const pc_smp_xfer_t *x);
 /* Master: waits for every receive in recvs, in whatever order they land,
- * copying out landed nodes while it waits.  got: what local_ready took
- * (NULL: nothing). */
-int pc_smp_recv_all(pc_smp_t *s, const pc_smp_xfer_t *recvs, int n, char *got);
+ * copying out landed nodes while it waits. */
+int pc_smp_recv_all(pc_smp_t *s, const pc_smp_xfer_t *recvs, int n);
 /* Copies every landed node not yet copied to my receive buffer. */
 void pc_smp_copy_landed(pc_smp_t *s);
 /* Master, after posting puts: pc_smp_copy_landed while they fly, then

@@ -10,7 +10,8 @@
 static inline uint64_t load_acq(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 static inline void store_rel(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 
-/* Flag block: post[L], done[L], remote[nnodes], one cache line each. */
+/* Flag block: post[L], done[L], remote[nnodes], one cache line each, then
+ * the rows, PC_SEG_ROW bytes each. */
 static uint64_t *post_flag(const pc_seg_t *s, int i)
 {
     return (uint64_t *)(s->base + (size_t)i * PC_LINE);
@@ -27,7 +28,7 @@ static uint64_t *remote_flag(const pc_seg_t *s, int n)
 static int allocate(pc_seg_t *s, size_t capacity)
 {
     const pc_peers_t *p = s->peers;
-    s->flag_bytes = (size_t)(2 * p->local_size + p->nnodes) * PC_LINE;
+    s->flag_bytes = (size_t)(2 * p->local_size + p->nnodes) * PC_LINE + (size_t)p->local_size * PC_SEG_ROW;
     int node_rank;
     int rc = pc_shared_window(p->node_comm, s->flag_bytes + capacity, &s->win, &s->base);
     if (rc != MPI_SUCCESS)
@@ -142,6 +143,12 @@ void pc_seg_post_remote(pc_seg_op_t *op, int node)
 int pc_seg_remote_posted(pc_seg_op_t *op, int node)
 {
     return load_acq(remote_flag(op->s, node)) >= op->ticket;
+}
+
+char *pc_seg_row(const pc_seg_op_t *op, int local)
+{
+    const pc_seg_t *s = op->s;
+    return s->base + (size_t)(2 * s->peers->local_size + s->peers->nnodes) * PC_LINE + (size_t)local * PC_SEG_ROW;
 }
 
 /* ---------------------------------------------------------- primitives */

@@ -9,7 +9,10 @@
  *            root's data (bcast, scatter) is in the area;
  *   done[i]: the last operation rank i has finished with the area.
  * plus nnodes "remote" flags, one per remote node, for algorithms that
- * hand each remote node's data out as soon as it lands (pap-aware §4.5).
+ * hand each remote node's data out as soon as it lands (pap-aware §4.5),
+ * and one row of PC_SEG_ROW bytes per local rank that an algorithm lays out
+ * as it needs (the SMP allgathers' shared copy-out); it is part of the flag
+ * block, so it does not grow the data area.
  * Operations are numbered by a ticket that every local rank advances in the
  * same order, so flags are never cleared, only overtaken.  An operation may
  * write the area only when every local rank is done with the previous one.
@@ -40,6 +43,9 @@ typedef struct pc_seg_op {
     pc_wait_t *w;
 } pc_seg_op_t;
 
+/* Bytes of a local rank's row (pc_seg_row). */
+#define PC_SEG_ROW 2048
+
 /* Makes the segment (collective over the node); peers must outlive it. */
 int pc_seg_create(pc_seg_t *s, const pc_peers_t *peers);
 void pc_seg_free(pc_seg_t *s);
@@ -60,6 +66,8 @@ void pc_seg_end(pc_seg_op_t *op);
 /* pap-aware §4.5: the remote-node flag of node n for this operation. */
 void pc_seg_post_remote(pc_seg_op_t *op, int node);
 int pc_seg_remote_posted(pc_seg_op_t *op, int node);
+/* Local rank i's row: what is in it is the algorithm's (64-byte aligned). */
+char *pc_seg_row(const pc_seg_op_t *op, int local);
 
 /* Primitives over the node (root is a local index; blocks in local order). */
 int pc_seg_gather(pc_seg_t *s, pc_wait_t *w, const void *send, size_t m, void *recv, int root);

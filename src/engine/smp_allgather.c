@@ -55,7 +55,6 @@ const pc_param_t pc_param_smp_share = {
 };
 const pc_param_t *const pc_smp_params[] = {&pc_param_smp_share, NULL};
 
-#define LINE 64
 /* A chunk: large against a process_vm_writev's fixed cost (2 MB is 64 of
  * them), and at most MAX_CHUNKS of them per receive buffer.  A smaller
  * piece (a whole small result) is not worth another rank's help: the owner
@@ -64,12 +63,14 @@ const pc_param_t *const pc_smp_params[] = {&pc_param_smp_share, NULL};
 #define MAX_CHUNKS 512
 #define HELP_MIN (CHUNK / 2)
 
-/* After the node buffer, one row per local rank: its receive buffer's
- * address and pid, how many of its chunks have been copied (by anyone), the
- * operation it takes part in, then one claim byte per chunk.  A rank fills
- * its row before it posts its block, and the others read it only after
- * that post; the segment is reused only once every local rank has ended the
- * operation (pc_seg_begin), so no row is touched by two operations. */
+/* Each local rank's row of the node segment (pc_seg_row): its receive
+ * buffer's address and pid, how many of its chunks have been copied (by
+ * anyone), the operation it takes part in, then one claim byte per chunk.
+ * A rank fills its row before it posts its block, and the others read it
+ * only after that post; the segment is reused only once every local rank
+ * has ended the operation (pc_seg_begin), so no row is touched by two
+ * operations.  A layout that does not fit the row (thousands of nodes)
+ * leaves the copy-out unshared. */
 enum { ROW_ADDR, ROW_PID, ROW_DONE, ROW_TICKET, ROW_CLAIMS = 4 * 8 };
 
 static size_t chunk_bytes(size_t len)
@@ -85,24 +86,12 @@ static int node_chunks(const pacoll_team_t *t, int n, size_t m, size_t chunk)
     return bytes == 0 ? 1 : (int)((bytes + chunk - 1) / chunk);
 }
 
-static size_t rows_at(size_t len) { return (len + LINE - 1) / LINE * LINE; }
-static size_t row_size(const pacoll_team_t *t, size_t m)
-{
-    size_t chunk = chunk_bytes((size_t)t->size * m), claims = 0;
-    for (int n = 0; n < t->nnodes; n++)
-        claims += (size_t)node_chunks(t, n, m, chunk);
-    return (ROW_CLAIMS + claims + LINE - 1) / LINE * LINE;
-}
-static size_t seg_bytes(const pacoll_team_t *t, size_t m)
-{
-    return rows_at((size_t)t->size * m) + (size_t)t->ppn_max * row_size(t, m);
-}
-static uint64_t *row(const pc_smp_t *s, int local) { return (uint64_t *)(s->rows + (size_t)local * s->row_bytes); }
+static uint64_t *row(const pc_smp_t *s, int local) { return (uint64_t *)pc_seg_row(&s->op, local); }
 static char *claims(const pc_smp_t *s, int local) { return (char *)row(s, local) + ROW_CLAIMS; }
 
 int pc_smp_fits(const pacoll_team_t *t, size_t m)
 {
-    return t->ppn_max <= 1 || seg_bytes(t, m) <= t->cfg.chan.shm_max;
+    return t->ppn_max <= 1 || (size_t)t->size * m <= t->cfg.chan.shm_max;
 }
 
 /* The chunk layout and my row, before my block is posted. */
@@ -118,6 +107,10 @@ static int share_begin(pc_smp_t *s)
     s->chunk = chunk_bytes(s->len);
     for (int n = 0; n < nn; n++)
         s->first[n + 1] = s->first[n] + node_chunks(t, n, s->m, s->chunk);
+    if (ROW_CLAIMS + (size_t)s->first[nn] > PC_SEG_ROW) { /* the same on every local rank */
+        s->share = 0;
+        return MPI_SUCCESS;
+    }
     for (int d = 0; d < t->local_size; d++)
         for (int n = 0; n < nn; n++)
             s->hint[d * nn + n] = s->first[n];
@@ -395,14 +388,11 @@ int pc_smp_begin(pc_smp_t *s, pacoll_team_t *t, const pc_args_t *a, const char *
         mark_landed(s, t->node, 1);
         return MPI_SUCCESS;
     }
-    /* The same bytes on every local rank, shared copy-out or not. */
-    int rc = pc_seg_begin(&t->seg, seg_bytes(t, s->m), &s->c.w, &s->op);
+    int rc = pc_seg_begin(&t->seg, s->len, &s->c.w, &s->op);
     if (rc != MPI_SUCCESS)
         return rc;
     s->in_op = 1;
     s->buf = s->op.buf;
-    s->rows = s->buf + rows_at(s->len);
-    s->row_bytes = row_size(t, s->m);
     s->share = s->m > 0 && pc_param(&t->cfg, &pc_param_smp_share) && pc_host_write_ok(&t->chan);
     if (s->share && (rc = share_begin(s)) != MPI_SUCCESS)
         return rc;

@@ -57,8 +57,7 @@ typedef struct pc_smp {
     /* the shared copy-out (smp_allgather.c) */
     int share;
     int share_rc;     /* a failed write of a chunk (MPI_SUCCESS: none) */
-    char *rows;       /* one row per local rank, after the node buffer */
-    size_t row_bytes, chunk;
+    size_t chunk;
     int *first;       /* [nn + 1]: node n's chunks are first[n] .. first[n+1] */
     int *hint;        /* [local ranks x nn]: chunks before it are claimed */
     char *spent;      /* [nn]: every chunk of node n in my row is claimed */

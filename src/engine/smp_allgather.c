@@ -139,7 +139,7 @@ static int chunk_ready(pc_smp_t *s, int n, int c)
     const pacoll_team_t *t = s->t;
     if (pc_seg_remote_posted(&s->op, n))
         return 1;
-    if (n != t->node || s->m == 0)
+    if (n != t->node)
         return 0;
     size_t lo, hi;
     chunk_span(s, n, c, &lo, &hi);
@@ -149,18 +149,19 @@ static int chunk_ready(pc_smp_t *s, int n, int c)
     return 1;
 }
 
-/* Copies chunk c of node n into local rank `local`'s receive buffer (runs of
- * consecutive ranks in one copy, that rank's own block left out: it is there
- * already), then counts it in that rank's row. */
-static int copy_chunk(pc_smp_t *s, int local, int n, int c)
+/* Copies bytes [lo, hi) of the node buffer to their places in local rank
+ * `local`'s receive buffer: runs of consecutive ranks in one copy, that
+ * rank's own block left out (it is there already); mine by pc_copy, another
+ * rank's by pc_host_write to the address its row gives. */
+static int copy_span(pc_smp_t *s, int local, size_t lo, size_t hi)
 {
     const pacoll_team_t *t = s->t;
-    uint64_t *r = row(s, local);
     int self = local == t->local_rank, owner = t->node_ranks[t->node_first[t->node] + local];
-    size_t m = s->m, lo, hi;
+    size_t m = s->m;
     int rc = MPI_SUCCESS;
-    chunk_span(s, n, c, &lo, &hi);
-    for (int i = m ? (int)(lo / m) : 0; m && (size_t)i * m < hi && rc == MPI_SUCCESS;) {
+    if (lo >= hi)
+        return MPI_SUCCESS;
+    for (int i = (int)(lo / m); (size_t)i * m < hi && rc == MPI_SUCCESS;) {
         int rk = t->node_ranks[i], j = i + 1;
         if (rk == owner) {
             i++;
@@ -170,22 +171,33 @@ static int copy_chunk(pc_smp_t *s, int local, int n, int c)
             j++;
         size_t from = (size_t)i * m > lo ? (size_t)i * m : lo, to = (size_t)j * m < hi ? (size_t)j * m : hi;
         size_t at = (size_t)rk * m + (from - (size_t)i * m);
-        if (self)
+        if (self) {
             pc_copy(s->a->rbuf + at, s->buf + from, to - from);
-        else
+        } else {
+            const uint64_t *r = row(s, local);
             rc = pc_host_write(&s->t->chan, r[ROW_PID], r[ROW_ADDR] + at, s->buf + from, to - from);
+        }
         i = j;
     }
+    return rc;
+}
+
+/* Copies chunk c of node n into local rank `local`'s receive buffer, then
+ * counts it in that rank's row (a failure is kept in share_rc). */
+static void copy_chunk(pc_smp_t *s, int local, int n, int c)
+{
+    size_t lo, hi;
+    chunk_span(s, n, c, &lo, &hi);
+    int rc = copy_span(s, local, lo, hi);
     if (rc != MPI_SUCCESS) {
         s->share_rc = rc;
-        return rc;
+        return;
     }
-    if (!self) { /* a flag another rank waits on, as the segment's own */
+    if (local != s->t->local_rank) { /* a flag another rank waits on, as the segment's own */
         pc_charge_settle();
         pc_sim_shm_message(0);
     }
-    __atomic_fetch_add(&r[ROW_DONE], 1, __ATOMIC_RELEASE);
-    return MPI_SUCCESS;
+    __atomic_fetch_add(&row(s, local)[ROW_DONE], 1, __ATOMIC_RELEASE);
 }
 
 /* Claims a ready chunk of node n in local rank `local`'s row, from its hint
@@ -278,21 +290,9 @@ static int finish_shared(pc_smp_t *s)
  * runs of consecutive ranks in one copy; my own block is already there. */
 static void copy_node(pc_smp_t *s, int n)
 {
-    const pacoll_team_t *t = s->t;
-    if (s->use_seg) {
-        int hi = t->node_first[n + 1];
-        for (int i = t->node_first[n]; i < hi;) {
-            int r = t->node_ranks[i], j = i + 1;
-            if (r == t->rank) {
-                i++;
-                continue;
-            }
-            while (j < hi && t->node_ranks[j] == t->node_ranks[j - 1] + 1 && t->node_ranks[j] != t->rank)
-                j++;
-            pc_copy(s->a->rbuf + (size_t)r * s->m, s->buf + (size_t)i * s->m, (size_t)(j - i) * s->m);
-            i = j;
-        }
-    }
+    const int *nf = s->t->node_first;
+    if (s->use_seg) /* my own copies: nothing can fail */
+        copy_span(s, s->t->local_rank, (size_t)nf[n] * s->m, (size_t)nf[n + 1] * s->m);
     s->copied[n] = 1;
     s->ncopied++;
 }
@@ -419,7 +419,7 @@ int pc_smp_local_ready(pc_smp_t *s)
             /* A local rank is late: meanwhile I copy my chunks of the ranks
              * that are here, but only while it is late: the moment my node
              * is complete its block must go out, before any copy. */
-            if (!pc_seg_posted(&s->op, i) && own_step(s) && s->share_rc == MPI_SUCCESS)
+            if (own_step(s) && s->share_rc == MPI_SUCCESS)
                 pc_wait_new_condition(&s->c.w);
             else
                 rc = pc_wait_poll(&s->c.w, t->node_ranks[t->node_first[t->node] + i]);

@@ -32,6 +32,11 @@
 #include "channel/wait.h"
 
 #define PC_GENS 3
+#if PACOLL_UNDER_SMPI
+/* Single-copy writes in flight per sender and reader under the fair model
+ * (shm.c, flow_start); a sender with more unread waits for its own. */
+#define PC_SIM_FLOWS 16
+#endif
 
 typedef struct pc_entry { /* one mailbox entry (64 bytes outside SMPI), written by one sender */
     uint64_t adv_addr, adv_len, adv_pid, adv_seq;
@@ -41,6 +46,10 @@ typedef struct pc_entry { /* one mailbox entry (64 bytes outside SMPI), written 
     /* The fair model, shm transport: the simulated time at which each
      * flag[gen], adv_seq and done becomes visible (0: at once); shm.c. */
     double visible[PC_GENS + 2];
+    /* ... and its single-copy writes still flowing (shm.c, flow_start):
+     * a ring the sender fills and this entry's reader drains. */
+    void *flow[PC_SIM_FLOWS];
+    uint32_t flow_head, flow_tail;
 #endif
 } pc_entry_t;
 

@@ -84,6 +84,7 @@ void pc_chan_free(pc_chan_t *ch)
     pc_regcache_free(ch);
 #if PACOLL_UNDER_SMPI
     pc_smpi_free(ch);
+    pc_shm_flows_free(ch);
 #endif
     if (ch->have_win) {
         PMPI_Win_unlock_all(ch->dwin);

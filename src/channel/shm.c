@@ -12,6 +12,9 @@
 #include <unistd.h>
 
 #include "channel/transport.h"
+#if PACOLL_UNDER_SMPI
+#include "channel/sim_transfer.h"
+#endif
 
 /* The mailbox of host rank h. */
 static inline char *box(const pc_chan_t *ch, int h) { return ch->shm_base + (size_t)h * ch->shm_box_bytes; }
@@ -56,6 +59,61 @@ static inline int seen(const pc_chan_t *ch, const pc_entry_t *e, int kind)
     return 1;
 #endif
 }
+
+/* The fair model's single-copy writes (SMPI only; docs/SIM.md, "The fair
+ * model"): from the eager limit up, a peer's intra-node message is a
+ * rendezvous, one flow on the node's own route and no copy, and such a
+ * write is the same flow, so that it shares the route with the node's
+ * other writes as the peers' flows do (the SHARED membus of the modern and
+ * multirail platforms).  The writer starts it and goes on; the entry's
+ * reader owns it and sees done once it has landed (flows_landed). */
+static void flow_start(pc_entry_t *e, size_t n)
+{
+#if PACOLL_UNDER_SMPI
+    sg_host_t here = sg_host_self();
+    sg_comm_t f = pc_sim_transfer_start(here, here, (uint64_t)n);
+    if (e->flow_tail - e->flow_head == PC_SIM_FLOWS) { /* the reader is far behind */
+        pc_sim_transfer_wait(f);
+        return;
+    }
+    e->flow[e->flow_tail++ % PC_SIM_FLOWS] = f;
+#else
+    PC_UNUSED(e), PC_UNUSED(n);
+#endif
+}
+
+/* Whether the writes whose done counter the reader has seen have landed;
+ * they are released as they land.  As in seen, a loop that must go on
+ * sending (may_wait 0) is told "not yet", any other wait waits. */
+static int flows_landed(pc_chan_t *ch, pc_entry_t *e, int may_wait)
+{
+#if PACOLL_UNDER_SMPI
+    uint32_t end = e->flow_tail; /* a write started while this one waits is not this done's */
+    while (e->flow_head != end) {
+        sg_comm_t f = e->flow[e->flow_head % PC_SIM_FLOWS];
+        if (!may_wait) {
+            if (!pc_sim_transfer_test(f))
+                return 0;
+        } else {
+            double t0 = pc_trace_start(ch);
+            pc_sim_transfer_wait(f);
+            pc_trace_add(ch, &ch->tr.recv, &ch->tr.recvs, t0);
+        }
+        e->flow_head++;
+    }
+#else
+    PC_UNUSED(ch), PC_UNUSED(e), PC_UNUSED(may_wait);
+#endif
+    return 1;
+}
+
+#if PACOLL_UNDER_SMPI
+void pc_shm_flows_free(pc_chan_t *ch)
+{
+    for (int h = 0; ch->have_shm && h < ch->peers.host_size; h++)
+        flows_landed(ch, (pc_entry_t *)(box(ch, ch->peers.host_rank) + pc_entry_off(h)), 1);
+}
+#endif
 
 /* Single-copy write into another process on this host. */
 static int cma_write(uint64_t pid, uint64_t addr, const void *src, size_t n)
@@ -125,15 +183,10 @@ static int zput(pc_call_t *c, int peer, uint64_t addr, uint64_t pid, const void 
                 uint64_t done)
 {
     pc_chan_t *ch = c->ch;
-    size_t in_flight = 0; /* bytes the done flag waits for: see stamp */
     int rc;
-    if (ch->cma && pc_sim_fair_rendezvous(n)) {
-        /* The fair model (SMPI only: never true elsewhere): a peer's
-         * intra-node message this large is a rendezvous, which SMPI charges
-         * one flow on the host's loopback and no copy; this write costs the
-         * same, in flight. */
+    if (ch->cma && pc_sim_fair_rendezvous(n)) { /* SMPI only: never true elsewhere */
         memmove((void *)(uintptr_t)addr, src, n);
-        in_flight = n;
+        flow_start(entry_to(ch, peer), n);
         rc = MPI_SUCCESS;
     } else if (ch->cma) {
         rc = cma_write(pid, addr, src, n);
@@ -144,7 +197,7 @@ static int zput(pc_call_t *c, int peer, uint64_t addr, uint64_t pid, const void 
     }
     if (rc == MPI_SUCCESS) {
         pc_entry_t *e = entry_to(ch, peer);
-        stamp(e, VIS_DONE, in_flight);
+        stamp(e, VIS_DONE, 0);
         pc_store_rel(&e->done, done);
     }
     return rc;
@@ -152,8 +205,9 @@ static int zput(pc_call_t *c, int peer, uint64_t addr, uint64_t pid, const void 
 
 static int done_poll(pc_call_t *c, int peer, uint64_t want)
 {
-    const pc_entry_t *e = entry_from(c->ch, peer);
-    return pc_load_acq(&e->done) >= want && seen(c->ch, e, VIS_DONE);
+    pc_entry_t *e = entry_from(c->ch, peer);
+    return pc_load_acq(&e->done) >= want && seen(c->ch, e, VIS_DONE) &&
+           flows_landed(c->ch, e, !c->ch->poll_only);
 }
 
 static int read_progress(pc_chan_t *ch, int peer, uint64_t *v)

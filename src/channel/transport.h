@@ -157,6 +157,7 @@ int pc_shm_transport_create(pc_chan_t *ch);
 int pc_rma_windows_create(pc_chan_t *ch);
 #if PACOLL_UNDER_SMPI
 int pc_smpi_create(pc_chan_t *ch);
+void pc_shm_flows_free(pc_chan_t *ch); /* the fair model's writes left unread (shm.c) */
 void pc_smpi_free(pc_chan_t *ch);
 void pc_smpi_free_local(pc_chan_t *ch);
 #endif

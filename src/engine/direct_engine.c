@@ -208,7 +208,7 @@ typedef struct pap {
     int to_send, to_recv;
     int blind_next; /* step of the next copy-based send to a peer not known to have arrived */
     int waiting_for; /* a peer we still need, for the deadline message */
-    double alpha, beta; /* the cost model's network, for the grace */
+    double alpha;    /* the cost model's network latency, for the grace */
     double head_since; /* when the next peer in Direct order was first found absent */
     int head;        /* that peer, or -1 */
     double idle_since; /* when the loop last found nothing to do with puts unflushed, or -1 */
@@ -264,28 +264,24 @@ static int pap_note_arrivals(pap_t *s)
 }
 
 /* How long the next peer in Direct order is waited for before it is
- * skipped: PACOLL_PAP_GRACE_US, or four times its n-byte block's modelled
- * time and at least 10 us: it keeps Direct's order when ranks arrive
- * together, and is small against any skew worth adapting to (docs/PAP.md). */
-static double pap_grace(const pap_t *s, size_t n)
+ * skipped: PACOLL_PAP_GRACE_US, or two modelled network latencies.  Ranks
+ * that arrive together are that close; a longer hold, growing with the
+ * block, only delayed the sends under skew (docs/PAP.md, "Grace"). */
+static double pap_grace(const pap_t *s)
 {
-    if (s->grace >= 0)
-        return s->grace;
-    double g;
-    g = 4 * (s->alpha + (double)n * s->beta);
-    return g > 10e-6 ? g : 10e-6;
+    return s->grace >= 0 ? s->grace : 2 * s->alpha;
 }
 
 /* True while the first unsent peer in Direct order, absent, is still within
  * its grace time: skipping a peer that is only a message time late breaks
  * Direct's permutation order (every step a different receiver per sender)
  * and makes early senders converge on the same few receivers. */
-static int hold_for_head(pap_t *s, int dst, size_t n)
+static int hold_for_head(pap_t *s, int dst)
 {
     double now = PMPI_Wtime();
     if (s->head != dst)
         s->head = dst, s->head_since = now;
-    return now - s->head_since < pap_grace(s, n);
+    return now - s->head_since < pap_grace(s);
 }
 
 /* Whether dst, which gets n bytes, is known to have arrived: a zero-copy
@@ -310,7 +306,7 @@ static int pap_send_pass(pap_t *s, int *rc, int host)
         size_t n = s->x->send_count(s->x, dst);
         if (!pap_peer_there(s, dst, n, &rem)) {
             s->waiting_for = dst;
-            if (first && !copy_based(s->c, s->o, dst, n) && hold_for_head(s, dst, n))
+            if (first && !copy_based(s->c, s->o, dst, n) && hold_for_head(s, dst))
                 break;
             first = 0;
             continue;
@@ -404,7 +400,7 @@ static int hold_flush(pap_t *s)
     double now = PMPI_Wtime();
     if (s->idle_since < 0)
         s->idle_since = now;
-    if (now - s->idle_since < pap_grace(s, 0))
+    if (now - s->idle_since < pap_grace(s))
         return 1;
     s->idle_since = -1;
     return 0;
@@ -485,7 +481,7 @@ static int pap_run(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
     };
     if (!s.st)
         return MPI_ERR_NO_MEM;
-    s.alpha = cx.alpha, s.beta = cx.beta;
+    s.alpha = cx.alpha;
     for (int p = 0; p < t->size; p++) {
         if (p == t->rank || x->send_count(x, p) == 0)
             s.st[p] |= PAP_SENT;

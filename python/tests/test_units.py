@@ -123,3 +123,14 @@ def test_sim_run_finds_the_package_from_anywhere(tmp_path):
     r = subprocess.run([sys.executable, SIM_RUN, str(tmp_path / "bad.json"), "--dry-run"],
                        capture_output=True, text=True, cwd=str(tmp_path), env=env)
     assert r.returncode == 2 and "needs a non-empty \"sweeps\" list" in r.stderr
+
+
+def test_sim_run_results_lock(tmp_path):
+    """Two runs cannot write one results directory at once (they would share
+    json/ and a point's raw file); the lock goes with its holder."""
+    run = load_sim_run()
+    held = run.lock_results(str(tmp_path))
+    with pytest.raises(run.SimError, match=r"is in use by sim/run pid \d+: wait for that run"):
+        run.lock_results(str(tmp_path))
+    held.close()
+    run.lock_results(str(tmp_path)).close()

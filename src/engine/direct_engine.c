@@ -41,7 +41,8 @@ const pc_param_t pc_param_pap_grace = {
     .dflt = -1,
     .lo = 0,
     .hi = 0x1p30,
-    .help = "pap_*: microseconds the next peer in Direct order is waited for before it is skipped",
+    .help = "pap_*: microseconds the next peer in Direct order is waited for before it is "
+            "skipped, and the loop holds its flush while idle (default: 2 modelled latencies)",
 };
 
 const pc_param_t *const pc_direct_params[] = {&pc_param_direct_order, NULL};

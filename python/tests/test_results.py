@@ -623,12 +623,12 @@ def test_fair_model_charges_both_sides_the_same_copies(tmp_path):
     assert float(p["env"]["PACOLL_SIM_SHM_LAT"]) == 0.25e-6
     assert "--cfg=smpi/or:0:0:1e-09" in platforms["multirail_4x4"]["cfg"]
 
-    def cmd(platform, peer):
+    def cmd(platform, peer, env=None, plats=platforms):
         pt = run.Point(runner="pacoll" if not peer else "peer", algos=["direct"], peer=peer,
                        platform=platform, coll="alltoall", ranks=16, skew={}, rpn=None,
-                       size="1k", args=[], env={}, iters=1, warmup=0, repeat=1, seed=1,
+                       size="1k", args=[], env=env or {}, iters=1, warmup=0, repeat=1, seed=1,
                        budget="1M", pp_peer=1, timeout=None, sweep="t")
-        return run.command(pt, platforms, "/x/pacoll-bench", str(tmp_path / "raw" / "p.json"))
+        return run.command(pt, plats, "/x/pacoll-bench", str(tmp_path / "raw" / "p.json"))
     for peer in (None, "mpich"):
         c, env = cmd("pap_aware_4x4", peer)
         assert env["PACOLL_SIM_FAIR"] == "12288" and "--cfg=smpi/or:0:0:5e-10" in c
@@ -636,6 +636,14 @@ def test_fair_model_charges_both_sides_the_same_copies(tmp_path):
         assert c.index("--cfg=smpi/async-small-thresh:12288") > \
             c.index("--cfg=smpi/async-small-thresh:65536")
         assert "--cfg=smpi/barrier:ompi_recursivedoubling" in c
+        # a tested receive injects 1 ns, given after the base 10 ns, and only
+        # in runs that test (pacoll's and the peers' of such a sweep alike)
+        assert not any(x.startswith("--cfg=smpi/test:1e-9") for x in c)
+        c, _ = cmd("pap_aware_4x4", peer, {"PACOLL_SIM_TESTED": "1"})
+        assert c.index("--cfg=smpi/test:1e-9") > c.index("--cfg=smpi/test:1e-8")
+        # the published model keeps 10 ns
+        c, _ = cmd("pap_aware_4x4", peer, {"PACOLL_SIM_TESTED": "1"}, run.load_platforms())
+        assert "--cfg=smpi/test:1e-9" not in c and "--cfg=smpi/test:1e-8" in c
     for name, o in (("sloavx_jaguar_64x16", "5e-7"), ("multicore_onload_64x8", "3e-7")):
         c, env = cmd(name, None)
         xml = c[c.index("-platform") + 1]

@@ -9,6 +9,9 @@ sim/published-fair/.
 
     sim/compare-models pap_aware              # markdown on stdout
     sim/compare-models pap_aware --other DIR  # another run's json/ folder
+    sim/compare-models multirail --base-model fair --model fair-copy_bw4e8
+                                     # a sensitivity run (sim/run --vary)
+                                     # against the published fair model
 
 Ratios are best peer time / best pacoll time (above 1: pacoll faster), of
 the average over ranks of the time in the call, as docs/RESULTS.md's tables,
@@ -205,7 +208,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("experiment")
     ap.add_argument("--root", help="source tree (default: found from here)")
     ap.add_argument("--model", default="fair", help="the other model's name (default fair)")
-    ap.add_argument("--other", help="its json folder (default sim/results/EXP-MODEL/json)")
+    ap.add_argument("--other", help="its json folder (default sim/published-MODEL/EXP, "
+                                    "else sim/results/EXP-MODEL/json)")
+    ap.add_argument("--base-model", default="published",
+                    help="the model compared against: 'published' (sim/published/EXP, the "
+                         "default) or one published beside it (sim/published-MODEL/EXP)")
     ap.add_argument("--summary", action="store_true", help="only the summary table")
     ap.add_argument("--claims", action="store_true",
                     help="only the papers' claims on this experiment, in both models")
@@ -219,17 +226,19 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(md_table(["figure", "claim", "paper", "published (pacoll / baseline, us)",
                             a.model], claims(root, a.experiment, folder)))
             return 0
-        pub = points(os.path.join(root, "sim", "published", a.experiment))
+        base = "published" + ("" if a.base_model == "published" else "-" + a.base_model)
+        pub = points(os.path.join(root, "sim", base, a.experiment))
         other = points(folder)
         rows, summary = compare(pub, other)
     except (ModelsError, ResultsError) as e:
         print(f"compare-models: {e}", file=sys.stderr)
         return 2
-    print(md_table(["", "published", a.model], summary, right=(1, 2)))
+    b = a.base_model
+    print(md_table(["", b, a.model], summary, right=(1, 2)))
     if not a.summary:
         print()
-        print(md_table(["run", "size", "published: best peer / best pacoll (pacoll / peer)",
-                        f"{a.model}", f"{a.model} / published"], rows, right=(4,)))
+        print(md_table(["run", "size", f"{b}: best peer / best pacoll (pacoll / peer)",
+                        f"{a.model}", f"{a.model} / {b}"], rows, right=(4,)))
     return 0
 
 

@@ -644,10 +644,12 @@ def test_fair_model_charges_both_sides_the_same_copies(tmp_path):
         # the published model keeps 10 ns
         c, _ = cmd("pap_aware_4x4", peer, {"PACOLL_SIM_TESTED": "1"}, run.load_platforms())
         assert "--cfg=smpi/test:1e-9" not in c and "--cfg=smpi/test:1e-8" in c
-    for name, o in (("sloavx_jaguar_64x16", "5e-7"), ("multicore_onload_64x8", "3e-7")):
+    # Jaguar: the fair model's own o (fair_o), not the props' 0.5 us
+    for name, o in (("sloavx_jaguar_64x16", "2.5e-07"), ("multicore_onload_64x8", "3e-7")):
         c, env = cmd(name, None)
         xml = c[c.index("-platform") + 1]
-        assert xml == str(tmp_path / "platforms" / (name + ".fair.xml"))
+        assert os.path.dirname(xml) == str(tmp_path / "platforms")
+        assert re.fullmatch(re.escape(name) + r"\.fair-[0-9a-f]{12}\.xml", os.path.basename(xml))
         assert not any(x.startswith("--cfg=smpi/o") for x in c)
         s = f"{1 / platforms[name]['copy_bw']:.6g}"
         text = open(xml).read()
@@ -676,6 +678,47 @@ def test_fair_model_charges_both_sides_the_same_copies(tmp_path):
     assert "/results/ci_small-fair/raw/" in r.stdout and "PACOLL_SIM_FAIR=12288" in r.stdout
 
 
+def test_fair_model_vary_changes_both_sides_and_is_never_published(tmp_path):
+    """--vary (a sensitivity run) replaces the copy bandwidth and the
+    per-message time o of the fair model for pacoll and the peers alike, in
+    the --cfg options and in a props platform's XML, writes to its own
+    results folder and refuses the published model and --publish."""
+    run = load_sim_run()
+    vary = run.parse_vary(["copy_bw=4e8,o=2.5e-7"])
+    assert vary == {"copy_bw": 4e8, "o": 2.5e-7}
+    platforms = run.fair_platforms(run.load_platforms(), vary)
+    assert platforms["multirail_4x4"]["copy_bw"] == 4e8
+    assert "--cfg=smpi/or:0:2.5e-07:2.5e-09" in platforms["multirail_4x4"]["cfg"]
+    assert platforms["sloavx_jaguar_64x16"]["fair_props"]["smpi/or"] == "0:2.5e-07:2.5e-09"
+    # the fair XML's name follows its costs: a cached result of other costs is not reused
+    xmls = set()
+    for plats in (platforms, run.fair_platforms(run.load_platforms())):
+        xmls.add(run.fair_xml(plats["sloavx_jaguar_64x16"], str(tmp_path / "platforms")))
+    assert len(xmls) == 2 and all(os.path.exists(x) for x in xmls)
+    for peer in (None, "mpich"):
+        pt = run.Point(runner="pacoll" if not peer else "peer", algos=["direct"], peer=peer,
+                       platform="multirail_4x4", coll="alltoall", ranks=16, skew={}, rpn=None,
+                       size="1k", args=[], env={}, iters=1, warmup=0, repeat=1, seed=1,
+                       budget="1M", pp_peer=1, timeout=None, sweep="t")
+        c, env = run.command(pt, platforms, "/x/pacoll-bench", str(tmp_path / "raw" / "p.json"))
+        assert env["PACOLL_SIM_COPY_BW"] == "4e+08"
+        assert "--cfg=smpi/os:0:2.5e-07:2.5e-09;12287:2.5e-07:0" in c
+    # without --vary nothing moves
+    assert run.fair_platforms(run.load_platforms(), {})["multirail_4x4"]["copy_bw"] == 1e9
+    for bad in ("x=1", "o", "o=abc", "copy_bw=0", "o=-1"):
+        with pytest.raises(run.SimError):
+            run.parse_vary([bad])
+    base = [sys.executable, os.path.join(SIM, "run"), "ci_small", "--dry-run", "--only", "direct",
+            "--bench", "/nonexistent/pacoll-bench"]
+    r = subprocess.run(base + ["--model", "fair", "--vary", "o=1e-7"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "/results/ci_small-fair-o1e-7/" in r.stdout
+    assert run.vary_slug({"o": 2.5e-7, "copy_bw": 1.6e9}) == "copy_bw1.6e9-o2.5e-7"
+    for extra in (["--vary", "o=1e-7"], ["--model", "fair", "--vary", "o=1e-7", "--publish"]):
+        r = subprocess.run(base + extra, capture_output=True, text=True)
+        assert r.returncode == 2 and "--vary" in r.stderr
+
+
 def test_compare_models_ratios_and_losses(tmp_path):
     from pacoll_report import models
 
@@ -701,6 +744,29 @@ def test_compare_models_ratios_and_losses(tmp_path):
     assert by["worst point"] == ["0.90x", "1.10x"]
     assert by["native:ompi / auto:ompi, geometric mean (worst)"] == ["1.00x (1.00x)",
                                                                       "1.10x (1.10x)"]
+
+
+def test_compare_models_base_model_reads_the_fair_files(tmp_path, capsys):
+    """--base-model fair compares a sensitivity run (--other) with
+    sim/published-fair/EXP, not with the published model, and says so in
+    its headers."""
+    from pacoll_report import models
+
+    def run_file(folder, direct):
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "x_alltoall_16r.json"), "w") as f:
+            json.dump({"results": [{"bytes": 8, "algos": [
+                {"name": "direct", "summary": {"avg_us": {"median": direct}}},
+                {"name": "native:ompi", "summary": {"avg_us": {"median": 10.0}}}]}]}, f)
+    run_file(tmp_path / "sim" / "published" / "e", 20.0)
+    run_file(tmp_path / "sim" / "published-fair" / "e", 8.0)
+    run_file(tmp_path / "vary", 5.0)
+    assert models.main(["e", "--root", str(tmp_path), "--base-model", "fair", "--model", "v",
+                        "--other", str(tmp_path / "vary")]) == 0
+    out = capsys.readouterr().out
+    assert "|  | fair | v |" in out
+    assert "| worst point | 1.25x | 2.00x |" in out
+    assert "fair: best peer / best pacoll" in out and "| v / fair |" in out
 
 
 def test_models_section_sets_fair_losses_against_their_bounds(tmp_path):

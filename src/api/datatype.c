@@ -1,13 +1,20 @@
 /*
  * From an MPI call to byte-level arguments.
  *
- * Contiguous datatypes (the fast path) are used in place: the algorithm
- * reads and writes the user's memory.  Any other datatype is packed into a
- * temporary with PMPI_Pack and unpacked after, so every datatype MPI can
- * describe runs through pacoll and every rank takes the same algorithm
- * (a fallback decided by one rank's datatype alone would deadlock, since
- * another rank may describe the same bytes with a contiguous type).
- * MPI_IN_PLACE becomes a separate send buffer where the algorithm needs one.
+ * A datatype is used in place (the algorithm reads and writes the user's
+ * memory) only when its layout is proven to be one increasing run of bytes
+ * without gaps or repeats, and elements abut: size, extent and true extent
+ * alone do not prove it, since a reversed vector, permuted blocks or a send
+ * type reading one int twice have the same three numbers as an int array.
+ * The proof decodes the type (MPI_Type_get_envelope / get_contents) and is
+ * cached on it as an attribute, which MPI drops with the type, so a handle
+ * freed and made again never inherits a verdict.  Any other datatype is
+ * packed into a temporary with PMPI_Pack and unpacked after, so every
+ * datatype MPI can describe runs through pacoll and every rank takes the
+ * same algorithm (a fallback decided by one rank's datatype alone would
+ * deadlock, since another rank may describe the same bytes with a
+ * contiguous type).  MPI_IN_PLACE becomes a separate send buffer where the
+ * algorithm needs one.
  */
 #include <limits.h>
 
@@ -19,6 +26,191 @@ typedef struct dtinfo {
     int contig;
 } dtinfo_t;
 
+/* ------------------------------------------------- the layout proof */
+
+/* Bytes of a typemap seen so far, in typemap order: one run [lo, end) or,
+ * once a piece does not start where the last ended, proof lost. */
+typedef struct run {
+    int any, ok;
+    MPI_Aint lo, end;
+} run_t;
+
+static void run_add(run_t *r, MPI_Aint start, MPI_Aint len)
+{
+    if (!r->ok || len == 0)
+        return;
+    if (!r->any)
+        r->any = 1, r->lo = start, r->end = start + len;
+    else if (start == r->end)
+        r->end += len;
+    else
+        r->ok = 0;
+}
+
+#define LAYOUT_DEPTH 32 /* deeper nesting is packed, not proven */
+
+static int type_run(MPI_Datatype dt, int depth, run_t *out);
+
+/* n copies of inner (its own run ir, extent e) at displacement d: a run
+ * when copies abut (n == 1, or e equals the run's length). */
+static void run_copies(run_t *r, MPI_Aint d, MPI_Aint n, const run_t *ir, MPI_Aint e)
+{
+    if (n <= 0 || !ir->any)
+        return;
+    MPI_Aint len = ir->end - ir->lo;
+    if (n > 1 && e != len) {
+        r->ok = 0;
+        return;
+    }
+    run_add(r, d + ir->lo, n * len);
+}
+
+/* The run of a type whose typemap MPI defines in increasing memory order
+ * (a named type, a subarray of such elements): its bytes are one run iff
+ * they fill its true extent. */
+static void run_filled(MPI_Datatype dt, run_t *r)
+{
+    int size = 0;
+    MPI_Aint tlb = 0, text = 0;
+    PMPI_Type_size(dt, &size);
+    PMPI_Type_get_true_extent(dt, &tlb, &text);
+    if ((MPI_Aint)size != text)
+        r->ok = 0;
+    else
+        run_add(r, tlb, text);
+}
+
+static int is_named(MPI_Datatype dt)
+{
+    int ni, na, nd, combiner;
+    return PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+           combiner == MPI_COMBINER_NAMED;
+}
+
+/* The run of a derived type from its constructor's arguments. */
+static void run_of_contents(int combiner, const int *iv, const MPI_Aint *av,
+                            const MPI_Datatype *tv, int nd, int depth, run_t *r)
+{
+    run_t ir = {.ok = 1};
+    MPI_Aint lb = 0, e = 0;
+    if (nd < 1 || !type_run(tv[0], depth + 1, &ir)) {
+        r->ok = 0;
+        return;
+    }
+    PMPI_Type_get_extent(tv[0], &lb, &e);
+    switch (combiner) {
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_RESIZED: /* lb and extent move no data */
+        run_copies(r, 0, 1, &ir, e);
+        break;
+    case MPI_COMBINER_CONTIGUOUS:
+        run_copies(r, 0, iv[0], &ir, e);
+        break;
+    case MPI_COMBINER_VECTOR: /* count, blocklength, stride in extents */
+        for (int k = 0; k < iv[0] && r->ok; k++)
+            run_copies(r, (MPI_Aint)k * iv[2] * e, iv[1], &ir, e);
+        break;
+    case MPI_COMBINER_HVECTOR: /* stride in bytes */
+        for (int k = 0; k < iv[0] && r->ok; k++)
+            run_copies(r, (MPI_Aint)k * av[0], iv[1], &ir, e);
+        break;
+    case MPI_COMBINER_INDEXED: /* count, blocklengths[count], displs[count] */
+        for (int k = 0; k < iv[0] && r->ok; k++)
+            run_copies(r, (MPI_Aint)iv[1 + iv[0] + k] * e, iv[1 + k], &ir, e);
+        break;
+    case MPI_COMBINER_HINDEXED:
+        for (int k = 0; k < iv[0] && r->ok; k++)
+            run_copies(r, av[k], iv[1 + k], &ir, e);
+        break;
+    case MPI_COMBINER_INDEXED_BLOCK: /* count, blocklength, displs[count] */
+        for (int k = 0; k < iv[0] && r->ok; k++)
+            run_copies(r, (MPI_Aint)iv[2 + k] * e, iv[1], &ir, e);
+        break;
+    case MPI_COMBINER_HINDEXED_BLOCK:
+        for (int k = 0; k < iv[0] && r->ok; k++)
+            run_copies(r, av[k], iv[1], &ir, e);
+        break;
+    default:
+        r->ok = 0;
+    }
+}
+
+/* 1 and the type's run in *out when its typemap is one increasing run of
+ * bytes (or empty); 0 when that is not proven. */
+static int type_run(MPI_Datatype dt, int depth, run_t *out)
+{
+    int ni, na, nd, combiner;
+    run_t r = {.ok = 1};
+    if (depth > LAYOUT_DEPTH || PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
+        return 0;
+    switch (combiner) {
+    case MPI_COMBINER_NAMED:
+    case MPI_COMBINER_F90_REAL:
+    case MPI_COMBINER_F90_COMPLEX:
+    case MPI_COMBINER_F90_INTEGER:
+        run_filled(dt, &r);
+        *out = r;
+        return r.ok;
+    case MPI_COMBINER_DARRAY: /* packed: too rare to be worth a proof */
+        return 0;
+    default:
+        break;
+    }
+    int *iv = malloc(((size_t)ni + 1) * sizeof *iv);
+    MPI_Aint *av = malloc(((size_t)na + 1) * sizeof *av);
+    MPI_Datatype *tv = malloc(((size_t)nd + 1) * sizeof *tv);
+    if (!iv || !av || !tv ||
+        PMPI_Type_get_contents(dt, ni, na, nd, iv, av, tv) != MPI_SUCCESS) {
+        free(iv), free(av), free(tv);
+        return 0;
+    }
+    if (combiner == MPI_COMBINER_STRUCT) { /* count, blocklengths; displs; types */
+        for (int k = 0; k < iv[0] && r.ok; k++) {
+            run_t ir = {.ok = 1};
+            MPI_Aint lb = 0, e = 0;
+            if (!type_run(tv[k], depth + 1, &ir))
+                r.ok = 0;
+            PMPI_Type_get_extent(tv[k], &lb, &e);
+            run_copies(&r, av[k], iv[1 + k], &ir, e);
+        }
+    } else if (combiner == MPI_COMBINER_SUBARRAY) { /* increasing by definition */
+        run_t ir = {.ok = 1};
+        if (nd < 1 || !type_run(tv[0], depth + 1, &ir))
+            r.ok = 0;
+        else
+            run_filled(dt, &r);
+    } else {
+        run_of_contents(combiner, iv, av, tv, nd, depth, &r);
+    }
+    for (int k = 0; k < nd; k++) /* derived types get_contents made are ours to free */
+        if (!is_named(tv[k]))
+            PMPI_Type_free(&tv[k]);
+    free(iv), free(av), free(tv);
+    *out = r;
+    return r.ok;
+}
+
+/* Whether dt's bytes are one increasing run: proven once per derived type
+ * and kept on it (pc_layout_keyval); a named type is decided from its
+ * size and true extent, as its typemap is in memory order. */
+static int layout_in_order(MPI_Datatype dt, const dtinfo_t *d)
+{
+    int ni, na, nd, combiner;
+    if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
+        return 0;
+    if (combiner == MPI_COMBINER_NAMED)
+        return (size_t)d->text == d->size;
+    int key = pc_layout_keyval(), flag = 0;
+    void *v = NULL;
+    if (key != MPI_KEYVAL_INVALID && PMPI_Type_get_attr(dt, key, &v, &flag) == MPI_SUCCESS && flag)
+        return (intptr_t)v == 2;
+    run_t r;
+    int ok = type_run(dt, 0, &r) && (!r.any || (r.lo == d->tlb && (size_t)(r.end - r.lo) == d->size));
+    if (key != MPI_KEYVAL_INVALID)
+        PMPI_Type_set_attr(dt, key, (void *)(intptr_t)(ok ? 2 : 1));
+    return ok;
+}
+
 static void dt_info(MPI_Datatype dt, dtinfo_t *d)
 {
     int s = 0;
@@ -26,7 +218,8 @@ static void dt_info(MPI_Datatype dt, dtinfo_t *d)
     PMPI_Type_get_extent(dt, &d->lb, &d->ext);
     PMPI_Type_get_true_extent(dt, &d->tlb, &d->text);
     d->size = (size_t)s;
-    d->contig = (size_t)d->text == d->size && (size_t)d->ext == d->size;
+    d->contig = (size_t)d->text == d->size && (size_t)d->ext == d->size &&
+                layout_in_order(dt, d);
 }
 
 /* Elements per PMPI_Pack call, so its int byte counts never overflow. */

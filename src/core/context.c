@@ -7,6 +7,7 @@ static pthread_once_t keyvals_once = PTHREAD_ONCE_INIT;
 static int team_keyval = MPI_KEYVAL_INVALID;
 static int context_keyval = MPI_KEYVAL_INVALID;
 static int choice_keyval = MPI_KEYVAL_INVALID;
+static int layout_keyval = MPI_KEYVAL_INVALID;
 pc_context_t *pc_context_current; /* from the context's making to its freeing */
 
 static int team_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
@@ -57,6 +58,9 @@ static void make_keyvals(void)
     /* the value is the choice itself (team.c): MPI_Comm_dup copies it, and
      * there is nothing to free */
     PMPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &choice_keyval, NULL);
+    /* a datatype's layout verdict (api/datatype.c): a small integer, copied
+     * by MPI_Type_dup, gone with the type, so a reused handle has none */
+    PMPI_Type_create_keyval(MPI_TYPE_DUP_FN, MPI_TYPE_NULL_DELETE_FN, &layout_keyval, NULL);
     __atomic_store_n(&team_keyval, tk, __ATOMIC_RELEASE);
 }
 
@@ -74,6 +78,12 @@ int pc_choice_keyval(void)
 {
     pthread_once(&keyvals_once, make_keyvals);
     return choice_keyval;
+}
+
+int pc_layout_keyval(void)
+{
+    pthread_once(&keyvals_once, make_keyvals);
+    return layout_keyval;
 }
 
 pc_context_t *pc_context_get(int create)

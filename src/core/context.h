@@ -5,7 +5,7 @@
  * communicators called last.  It hangs on MPI_COMM_SELF as an attribute,
  * like a team on its communicator, so MPI frees it at MPI_Finalize whether
  * or not pacoll's own finalize runs.  Besides the context and the teams the
- * library keeps no mutable data: the three attribute keyvals are made once
+ * library keeps no mutable data: the four attribute keyvals are made once
  * (pthread_once) and never change after, and one pointer to the context is
  * kept from its making to its freeing (pc_context_now).
  */
@@ -53,6 +53,8 @@ typedef struct pc_context {
 int pc_team_keyval(void);
 /* The keyval of the algorithms chosen for a communicator (team.h). */
 int pc_choice_keyval(void);
+/* The keyval of a derived datatype's layout verdict (api/datatype.c). */
+int pc_layout_keyval(void);
 /* The context, made if create and missing (NULL if it cannot be). */
 pc_context_t *pc_context_get(int create);
 /* The context if it is made, without asking MPI (NULL before and after):

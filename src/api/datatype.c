@@ -20,11 +20,7 @@
 
 #include "api/api.h"
 
-typedef struct dtinfo {
-    MPI_Aint lb, ext, tlb, text;
-    size_t size;
-    int contig;
-} dtinfo_t;
+typedef pc_dtinfo_t dtinfo_t;
 
 /* ------------------------------------------------- the layout proof */
 
@@ -190,16 +186,10 @@ static int type_run(MPI_Datatype dt, int depth, run_t *out)
     return r.ok;
 }
 
-/* Whether dt's bytes are one increasing run: proven once per derived type
- * and kept on it (pc_layout_keyval); a named type is decided from its
- * size and true extent, as its typemap is in memory order. */
+/* Whether a derived type's bytes are one increasing run: proven once and
+ * kept on the type (pc_layout_keyval). */
 static int layout_in_order(MPI_Datatype dt, const dtinfo_t *d)
 {
-    int ni, na, nd, combiner;
-    if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
-        return 0;
-    if (combiner == MPI_COMBINER_NAMED)
-        return (size_t)d->text == d->size;
     int key = pc_layout_keyval(), flag = 0;
     void *v = NULL;
     if (key != MPI_KEYVAL_INVALID && PMPI_Type_get_attr(dt, key, &v, &flag) == MPI_SUCCESS && flag)
@@ -211,15 +201,28 @@ static int layout_in_order(MPI_Datatype dt, const dtinfo_t *d)
     return ok;
 }
 
-static void dt_info(MPI_Datatype dt, dtinfo_t *d)
+static void dt_info(pacoll_team_t *t, MPI_Datatype dt, dtinfo_t *d)
 {
-    int s = 0;
+    for (int i = 0; i < t->named_count; i++)
+        if (t->named_types[i].dt == dt) {
+            *d = t->named_types[i].info;
+            return;
+        }
+    int s = 0, ni, na, nd, combiner;
     PMPI_Type_size(dt, &s);
     PMPI_Type_get_extent(dt, &d->lb, &d->ext);
     PMPI_Type_get_true_extent(dt, &d->tlb, &d->text);
     d->size = (size_t)s;
-    d->contig = (size_t)d->text == d->size && (size_t)d->ext == d->size &&
-                layout_in_order(dt, d);
+    d->contig = (size_t)d->text == d->size && (size_t)d->ext == d->size;
+    if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS) {
+        d->contig = 0;
+    } else if (combiner == MPI_COMBINER_NAMED) { /* in memory order by definition */
+        int i = t->named_count < PC_NAMED_TYPES ? t->named_count++ : t->named_next++ % PC_NAMED_TYPES;
+        t->named_types[i].dt = dt;
+        t->named_types[i].info = *d;
+    } else if (d->contig) {
+        d->contig = layout_in_order(dt, d);
+    }
 }
 
 /* Elements per PMPI_Pack call, so its int byte counts never overflow. */
@@ -229,48 +232,74 @@ static size_t chunk_elems(const dtinfo_t *d)
     return k > (size_t)INT_MAX ? (size_t)INT_MAX : (k ? k : 1);
 }
 
-/* Packs count elements of dt starting at element `first` of ubuf into out. */
-static int copy_in(const void *ubuf, MPI_Datatype dt, const dtinfo_t *d, MPI_Aint first,
-                   size_t count, char *out, MPI_Comm comm)
+/* buf + off as an address: MPI_BOTTOM is NULL, and a datatype of absolute
+ * addresses reaches its data from there (C forbids offsets on NULL). */
+static char *addr(const void *buf, MPI_Aint off)
 {
-    const char *at = (const char *)ubuf + first * d->ext;
+    return (char *)((uintptr_t)buf + (uintptr_t)off);
+}
+
+/* One PMPI_Pack (pack set) or PMPI_Unpack of n elements of dt at `at` to
+ * or from bytes.  MPICH 4.0 rejects a NULL buffer with MPI_ERR_ARG even
+ * when the datatype holds absolute addresses (MPI_BOTTOM), so there the
+ * elements are described from address 1 by a struct displaced by -1. */
+static int pack_run(int pack, char *at, size_t n, MPI_Datatype dt, char *bytes, size_t len,
+                    MPI_Comm comm)
+{
+    MPI_Datatype use = dt;
+    int count = (int)n, pos = 0, rc;
+    if (!at) {
+        int bl = count;
+        MPI_Aint disp = -1;
+        rc = PMPI_Type_create_struct(1, &bl, &disp, &dt, &use);
+        if (rc == MPI_SUCCESS && (rc = PMPI_Type_commit(&use)) != MPI_SUCCESS)
+            PMPI_Type_free(&use);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        at = addr(NULL, 1), count = 1;
+    }
+    rc = pack ? PMPI_Pack(at, count, use, bytes, (int)len, &pos, comm)
+              : PMPI_Unpack(bytes, (int)len, &pos, at, count, use, comm);
+    if (use != dt)
+        PMPI_Type_free(&use);
+    return rc;
+}
+
+/* Packs count elements of dt starting at element `first` of ubuf into out
+ * (pack set), or unpacks them from out into ubuf. */
+static int copy_elems(int pack, const void *ubuf, MPI_Datatype dt, const dtinfo_t *d,
+                      MPI_Aint first, size_t count, char *bytes, MPI_Comm comm)
+{
+    char *at = addr(ubuf, first * d->ext);
     if (count == 0 || d->size == 0)
         return MPI_SUCCESS;
     if (d->contig) {
-        memcpy(out, at + d->tlb, count * d->size);
+        if (pack)
+            memcpy(bytes, addr(at, d->tlb), count * d->size);
+        else
+            memcpy(addr(at, d->tlb), bytes, count * d->size);
         return MPI_SUCCESS;
     }
     for (size_t done = 0, k = chunk_elems(d); done < count; done += k) {
         size_t n = count - done < k ? count - done : k;
-        int pos = 0;
-        int rc = PMPI_Pack(at + (MPI_Aint)done * d->ext, (int)n, dt, out + done * d->size,
-                           (int)(n * d->size), &pos, comm);
+        int rc = pack_run(pack, addr(at, (MPI_Aint)done * d->ext), n, dt, bytes + done * d->size,
+                          n * d->size, comm);
         if (rc != MPI_SUCCESS)
             return rc;
     }
     return MPI_SUCCESS;
 }
 
-/* Unpacks count elements from in into ubuf starting at element `first`. */
+static int copy_in(const void *ubuf, MPI_Datatype dt, const dtinfo_t *d, MPI_Aint first,
+                   size_t count, char *out, MPI_Comm comm)
+{
+    return copy_elems(1, ubuf, dt, d, first, count, out, comm);
+}
+
 static int copy_out(const char *in, void *ubuf, MPI_Datatype dt, const dtinfo_t *d, MPI_Aint first,
                     size_t count, MPI_Comm comm)
 {
-    char *at = (char *)ubuf + first * d->ext;
-    if (count == 0 || d->size == 0)
-        return MPI_SUCCESS;
-    if (d->contig) {
-        memcpy(at + d->tlb, in, count * d->size);
-        return MPI_SUCCESS;
-    }
-    for (size_t done = 0, k = chunk_elems(d); done < count; done += k) {
-        size_t n = count - done < k ? count - done : k;
-        int pos = 0;
-        int rc = PMPI_Unpack(in + done * d->size, (int)(n * d->size), &pos,
-                             at + (MPI_Aint)done * d->ext, (int)n, dt, comm);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
-    return MPI_SUCCESS;
+    return copy_elems(0, ubuf, dt, d, first, count, (char *)in, comm);
 }
 
 size_t pc_block_bytes(const pc_mpi_call_t *c, int rank)
@@ -294,9 +323,9 @@ static int norm_uniform(const pc_mpi_call_t *c, pacoll_team_t *t, pc_norm_t *n)
     size_t m = pc_block_bytes(c, me);
     dtinfo_t s = {0}, r = {0};
     if (c->sendbuf != MPI_IN_PLACE)
-        dt_info(c->sendtype, &s);
+        dt_info(t, c->sendtype, &s);
     if (is_root)
-        dt_info(c->recvtype, &r);
+        dt_info(t, c->recvtype, &r);
     pc_args_t *a = &n->args;
     a->m = m;
     a->root = c->root;
@@ -304,7 +333,7 @@ static int norm_uniform(const pc_mpi_call_t *c, pacoll_team_t *t, pc_norm_t *n)
     n->sent = m * (c->coll == PACOLL_GATHER ? 1 : (size_t)P);
     /* receive area */
     if (is_root && (r.contig || m == 0)) {
-        a->rbuf = (char *)c->recvbuf + r.tlb;
+        a->rbuf = addr(c->recvbuf, r.tlb);
     } else if (is_root) {
         if (!(n->rtmp = malloc((size_t)P * m)))
             return MPI_ERR_NO_MEM;
@@ -331,7 +360,7 @@ static int norm_uniform(const pc_mpi_call_t *c, pacoll_team_t *t, pc_norm_t *n)
         }
         a->sbuf = mine;
     } else if (s.contig || m == 0) {
-        a->sbuf = (const char *)c->sendbuf + s.tlb;
+        a->sbuf = addr(c->sendbuf, s.tlb);
     } else {
         if (!(n->stmp = malloc(sblocks * m)))
             return MPI_ERR_NO_MEM;
@@ -353,12 +382,13 @@ static int norm_uniform(const pc_mpi_call_t *c, pacoll_team_t *t, pc_norm_t *n)
  * user's layout (displacements rebased to the lowest, which may be
  * negative); any other type, or force_tmp, lays blocks back to back in a
  * temporary, filled from the user's buffer when fill is set (send side). */
-static int norm_side(const void *ubuf, const int *counts, const int *displs, MPI_Datatype dt, int P,
+static int norm_side(pacoll_team_t *t, const void *ubuf, const int *counts, const int *displs,
+                     MPI_Datatype dt, int P,
                      size_t *bcounts, size_t *bdispls, const char **base, void **tmp,
                      int force_tmp, int fill, MPI_Comm comm)
 {
     dtinfo_t d;
-    dt_info(dt, &d);
+    dt_info(t, dt, &d);
     size_t total = 0;
     for (int p = 0; p < P; p++)
         bcounts[p] = (size_t)counts[p] * d.size, total += bcounts[p];
@@ -370,7 +400,7 @@ static int norm_side(const void *ubuf, const int *counts, const int *displs, MPI
                 lo = (MPI_Aint)displs[p] * d.ext, first = 0;
         for (int p = 0; p < P; p++)
             bdispls[p] = bcounts[p] ? (size_t)((MPI_Aint)displs[p] * d.ext - lo) : 0;
-        *base = (const char *)ubuf + d.tlb + lo;
+        *base = addr(ubuf, d.tlb + lo);
         return MPI_SUCCESS;
     }
     if (!(*tmp = malloc(total ? total : 1)))
@@ -396,16 +426,16 @@ static int norm_v(const pc_mpi_call_t *c, pacoll_team_t *t, pc_norm_t *n)
         return MPI_ERR_NO_MEM;
     size_t *sc = n->vec, *sd = sc + P, *rc_ = sd + P, *rd = rc_ + P;
     const char *rbase;
-    int rc = norm_side(c->recvbuf, c->recvcounts, c->rdispls, c->recvtype, P, rc_, rd, &rbase,
+    int rc = norm_side(t, c->recvbuf, c->recvcounts, c->rdispls, c->recvtype, P, rc_, rd, &rbase,
                        &n->rtmp, 0, 0, c->comm);
     n->args.rbuf = (char *)rbase;
     if (rc != MPI_SUCCESS)
         return rc;
     if (c->sendbuf == MPI_IN_PLACE) /* send what the receive buffer holds */
-        rc = norm_side(c->recvbuf, c->recvcounts, c->rdispls, c->recvtype, P, sc, sd,
+        rc = norm_side(t, c->recvbuf, c->recvcounts, c->rdispls, c->recvtype, P, sc, sd,
                        &n->args.sbuf, &n->stmp, 1, 1, c->comm);
     else
-        rc = norm_side(c->sendbuf, c->sendcounts, c->sdispls, c->sendtype, P, sc, sd,
+        rc = norm_side(t, c->sendbuf, c->sendcounts, c->sdispls, c->sendtype, P, sc, sd,
                        &n->args.sbuf, &n->stmp, 0, 1, c->comm);
     n->args.scounts = sc, n->args.sdispls = sd, n->args.rcounts = rc_, n->args.rdispls = rd;
     n->sent = 0;
@@ -425,7 +455,7 @@ static int unpack_all(const pc_mpi_call_t *c, pacoll_team_t *t, pc_norm_t *n)
 {
     int P = t->size;
     dtinfo_t r;
-    dt_info(c->recvtype, &r);
+    dt_info(t, c->recvtype, &r);
     for (int p = 0; p < P; p++) {
         int rc;
         if (c->coll == PACOLL_ALLTOALLV)

@@ -37,6 +37,15 @@ typedef struct pc_team_ext {
 } pc_team_ext_t;
 #define PC_TEAM_EXTS 4
 
+/* A datatype as the api moves it (api/datatype.c): bounds, size, and
+ * whether a block is used in place (one increasing run of bytes). */
+typedef struct pc_dtinfo {
+    MPI_Aint lb, ext, tlb, text;
+    size_t size;
+    int contig;
+} pc_dtinfo_t;
+#define PC_NAMED_TYPES 4
+
 struct pacoll_team {
     MPI_Comm user;  /* the communicator the team belongs to (not owned) */
     MPI_Comm comm;  /* a private duplicate for pacoll's own traffic */
@@ -75,6 +84,14 @@ struct pacoll_team {
     int plain_count[PACOLL_NCOLL];     /* ... for the block of this count */
     MPI_Datatype plain_type[PACOLL_NCOLL]; /* of this named type (NULL: not known yet) */
     pc_verdict_t verdict; /* calls rejected on some ranks only (verdict.h) */
+    /* Named datatypes the api has described (api/datatype.c): a named type's
+     * layout never changes and its handle is never freed, so its description
+     * is kept rather than asked of MPI on every call. */
+    struct {
+        MPI_Datatype dt;
+        pc_dtinfo_t info;
+    } named_types[PC_NAMED_TYPES];
+    int named_count, named_next;
     struct pacoll_team *parent; /* the team a sub-team (multileader's lane) serves */
     int comm_choice[PACOLL_NCOLL]; /* pc_comm_choose's, -1 = none */
     int last_algo[PACOLL_NCOLL];   /* registry index of the last call, -1 = none */

@@ -60,7 +60,7 @@ static int copy_based(const pc_call_t *c, const pc_xopts_t *o, int peer, size_t 
     return n <= o->copy_max && pc_eager_fits(c, peer, n);
 }
 
-/* Step i's peer (see exchange.h).  The node-spread order needs every node
+/* Step i's peer (see direct_engine.h).  The node-spread order needs every node
  * to hold the same number of ranks: a step is then a pair (node offset a,
  * local offset b) with a varying fastest, and for every fixed step the map
  * from senders to receivers is still a permutation. */

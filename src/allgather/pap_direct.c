@@ -8,7 +8,7 @@
  * (advertisement or data seen), never stalling on a late one.  Blocks up to
  * PACOLL_PAP_THRESHOLD bytes go copy-based, larger ones zero-copy; copy-
  * based blocks too small to pay for the arrival polls go in Direct's order
- * (exchange.c arrival_order_pays).
+ * (engine/direct_engine.c arrival_order_pays).
  *
  * Cost (Hockney, m bytes per block), with every rank arrived: Direct's
  *     T = ceil((N-1)/k) * (alpha + m beta)

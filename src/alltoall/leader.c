@@ -8,7 +8,7 @@
  *   step 3  the leaders hand every rank its data (shared memory).
  *
  * Mapping onto pacoll:
- *   - Steps 1 and 3 use the node segment (shm.h) with one operation each,
+ *   - Steps 1 and 3 use the node segment (node_segment.h) with one operation each,
  *     but every rank copies its own blocks (the primitives' gather/scatter
  *     would put blocks in local order and leave a serial reshuffle of
  *     L x P blocks to the leader).  Step 1: local rank i writes its block for

@@ -15,7 +15,7 @@
  * Blocks up to PACOLL_PAP_THRESHOLD bytes (and what the eager slot holds)
  * go copy-based, larger ones zero-copy.  Copy-based blocks too small to
  * pay for the polls that learn arrivals (batch * m beta < peers * poll,
- * exchange.c arrival_order_pays) go in Direct's order instead.
+ * engine/direct_engine.c arrival_order_pays) go in Direct's order instead.
  *
  * Cost (Hockney, m bytes per block), with every rank arrived: Direct's
  *     T = ceil((N-1)/k) * (alpha + m beta)

@@ -15,7 +15,7 @@
  *
  * Two-phase transmission (§III-B2) on the channel.  The receiver of a
  * merged message does not know its size.  Per pair and call the channel
- * allows one eager message and one advertisement (rma.h), and each pair
+ * allows one eager message and one advertisement (channel.h), and each pair
  * (p, p + d r^k) is used in exactly one round (the distances d r^k are all
  * different).  The eager message always starts with the size word:
  *   - size and message together in the eager slot when they fit (the small

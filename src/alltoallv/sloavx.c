@@ -9,7 +9,7 @@
  * blocks from shared memory.  Network messages fall from O(N log N) per
  * call to O(nodes log nodes).  See docs/SLOAV.md.
  *
- * How it maps onto pacoll (three operations of the node segment, shm.h):
+ * How it maps onto pacoll (three operations of the node segment, node_segment.h):
  *   1. sizes (§IV step 1, "notify the parent about the message size
  *      first"): every local process writes one row, its bytes per
  *      destination node and its receive counts, and posts it.  Every

@@ -1,9 +1,9 @@
 /*
  * Internal declarations shared by every layer of pacoll.
  *
- * Layers, bottom up (see docs/ARCHITECTURE.md): wait -> team -> rma (the
- * one-sided channel, over MPI RMA or the node's shared memory) -> shm (node
- * collective primitives) -> algorithms -> select -> api -> interpose.
+ * Layers, bottom up (see docs/ARCHITECTURE.md): base -> channel -> core ->
+ * select -> engine -> algorithms (alltoall, alltoallv, allgather, gather) ->
+ * api -> interpose; profile sits on base alone, below api.
  *
  * Every MPI call inside the library goes to PMPI_*: the library must never
  * re-enter its own MPI_* wrappers when it is preloaded.

@@ -1,6 +1,6 @@
 /*
  * Under SimGrid SMPI only: one RDMA write as a transfer between two hosts
- * (rma.c, "RDMA writes under SMPI", says why).  SimGrid's C API has the
+ * (smpi.c's opening comment says why).  SimGrid's C API has the
  * host-to-host transfer only in its blocking form (sg_host_sendto), which
  * would hold the origin for the whole write and leave a k-port NIC one
  * port; s4u's sendto_async is the asynchronous one.  The handle holds one

@@ -4,16 +4,7 @@
 #include <unistd.h>
 
 #include "core/context.h"
-
-/* The virtual node of world rank w under PACOLL_NODE_SIZE: nodes of the
- * pattern's sizes, taken in turn, over consecutive world ranks. */
-static int virtual_node(const pc_config_t *cfg, int w)
-{
-    int node = 0, start = 0;
-    while (start + cfg->node_pattern[node % cfg->node_pattern_len] <= w)
-        start += cfg->node_pattern[node % cfg->node_pattern_len], node++;
-    return node;
-}
+#include "core/nodes.h"
 
 /* Team creation's allgather of n bytes per rank.  Under SMPI it is a
  * Bruck allgather over MPI_Sendrecv: SMPI's default allgather posts every
@@ -52,7 +43,7 @@ static int compute_layout(pacoll_team_t *t)
     int world, host_key;
     PMPI_Comm_rank(MPI_COMM_WORLD, &world);
     PMPI_Allreduce(&world, &host_key, 1, MPI_INT, MPI_MIN, t->host_comm);
-    int key[2] = {host_key, t->cfg.node_pattern_len ? virtual_node(&t->cfg, world) : 0};
+    int key[2] = {host_key, pc_virtual_node(t->cfg.node_pattern, t->cfg.node_pattern_len, world)};
     int *keys = malloc(2 * (size_t)t->size * sizeof *keys);
     t->node_of = malloc((size_t)t->size * sizeof(int));
     t->local_of = malloc((size_t)t->size * sizeof(int));
@@ -68,16 +59,12 @@ static int compute_layout(pacoll_team_t *t)
         free(keys);
         return rc;
     }
-    t->nnodes = 0;
-    for (int r = 0; r < t->size; r++) {
-        int n = -1;
-        for (int q = 0; q < r && n < 0; q++)
-            if (keys[2 * q] == keys[2 * r] && keys[2 * q + 1] == keys[2 * r + 1])
-                n = t->node_of[q];
-        t->node_of[r] = n >= 0 ? n : t->nnodes++;
-        t->local_of[r] = t->node_first[t->node_of[r]]++; /* count so far */
+    pc_nodes_t l = {.size = t->size, .node_of = t->node_of, .local_of = t->local_of,
+                    .node_first = t->node_first, .node_ranks = t->node_ranks};
+    pc_nodes_make(&l, keys);
+    t->nnodes = l.nnodes, t->ppn_max = l.ppn_max;
+    for (int r = 0; r < t->size; r++)
         t->host_of[r] = -1;
-    }
     free(keys);
     /* Where each rank of my host sits in host_comm (asked, not assumed:
      * SMPI's split_type does not order by key). */
@@ -90,19 +77,6 @@ static int compute_layout(pacoll_team_t *t)
     free(members);
     if (rc != MPI_SUCCESS)
         return rc;
-    /* node_first holds counts; turn them into offsets. */
-    int off = 0;
-    t->ppn_max = 0;
-    for (int n = 0; n < t->nnodes; n++) {
-        int cnt = t->node_first[n];
-        t->node_first[n] = off;
-        off += cnt;
-        if (cnt > t->ppn_max)
-            t->ppn_max = cnt;
-    }
-    t->node_first[t->nnodes] = off;
-    for (int r = 0; r < t->size; r++)
-        t->node_ranks[t->node_first[t->node_of[r]] + t->local_of[r]] = r;
     t->node = t->node_of[t->rank];
     t->local_rank = t->local_of[t->rank];
     t->local_size = t->node_first[t->node + 1] - t->node_first[t->node];

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "core/context.h"
+#include "engine/direct_order.h"
 #include "select/select.h"
 
 /* ------------------------------------------------------------ parameters */
@@ -60,19 +61,14 @@ static int copy_based(const pc_call_t *c, const pc_xopts_t *o, int peer, size_t 
     return n <= o->copy_max && pc_eager_fits(c, peer, n);
 }
 
-/* Step i's peer (see exchange.h).  The node-spread order needs every node
- * to hold the same number of ranks: a step is then a pair (node offset a,
- * local offset b) with a varying fastest, and for every fixed step the map
- * from senders to receivers is still a permutation. */
+/* Step i's peer (see direct_engine.h): the arithmetic is direct_order.h's. */
 int pc_direct_peer(const pacoll_team_t *t, int i, int dir)
 {
-    int nn = t->nnodes, ppn = t->ppn_max;
-    if (pc_param(&t->cfg, &pc_param_direct_order) == PC_ORDER_RANK || nn <= 1 || nn * ppn != t->size)
-        return ((t->rank + dir * i) % t->size + t->size) % t->size;
-    int a = i % nn, b = i / nn;
-    int node = ((t->node + dir * a) % nn + nn) % nn;
-    int local = ((t->local_rank + dir * b) % ppn + ppn) % ppn;
-    return t->node_ranks[t->node_first[node] + local];
+    const pc_nodes_t l = {.size = t->size, .nnodes = t->nnodes, .ppn_max = t->ppn_max,
+                          .node_of = t->node_of, .local_of = t->local_of,
+                          .node_first = t->node_first, .node_ranks = t->node_ranks};
+    return pc_direct_order_peer(&l, pc_param(&t->cfg, &pc_param_direct_order) == PC_ORDER_RANK,
+                                t->rank, i, dir);
 }
 
 static int expose_receives(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)

@@ -1,5 +1,5 @@
 /* The shared-memory-aware (and arrival-aware) Direct exchange: see
- * node_exchange.h for the three phases.
+ * node_direct.h for the three phases.
  *
  * Segment layouts (m bytes per block, N ranks, L_n ranks on node n, F_n =
  * t->node_first[n] = the ranks on nodes before n, "me" = my node):

@@ -10,7 +10,7 @@
  *            the channel (eager slots for small ranges, zero-copy puts
  *            straight into the remote node's segment for larger ones).
  *   phase 3  per-node shm broadcast: the master raises a per-node "landed"
- *            flag (shm.h's remote flags) as each node's block arrives in its
+ *            flag (node_segment.h's remote flags) as each node's block arrives in its
  *            segment, and every local rank copies that block out at once, in
  *            communicator rank order.  So the copy-out overlaps the rest of
  *            phase 2 (the paper's overlap, for every rank, not only the

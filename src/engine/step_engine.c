@@ -1,4 +1,4 @@
-/* The step exchange of the multi-step algorithms: see steps.h. */
+/* The step exchange of the multi-step algorithms: see step_engine.h. */
 #include "engine/step_engine.h"
 
 enum { MODE_NONE = 0, MODE_EAGER = 1, MODE_ZCOPY = 2 };

@@ -101,7 +101,7 @@ enum pc_digits_mode {
                           power of k+1, plus correction rounds (Bokhari) */
 };
 
-/* The k-port alltoall over base-(k+1) digits; see the comment in steps.c. */
+/* The k-port alltoall over base-(k+1) digits; see the comment in step_engine.c. */
 int pc_alltoall_digits(pacoll_team_t *t, const pc_args_t *a, enum pc_digits_mode mode,
                        const char *what);
 /* Its Hockney cost (network and local copies). */

@@ -225,7 +225,8 @@ pc_json_t *pc_json_parse(const char *text, char *err, size_t errlen)
     if (err && errlen)
         err[0] = '\0';
     pc_json_t *j = parse_value(&p);
-    skip_ws(&p);
+    if (j) /* after an error p.s may stand one past the text's end */
+        skip_ws(&p);
     if (j && *p.s != '\0') {
         pc_json_free(j);
         return fail(&p, "trailing characters");

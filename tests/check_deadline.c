@@ -61,10 +61,11 @@ static void check_default(void)
  * moment to become a zombie). */
 static int becomes(const pc_proc_t *p, int want)
 {
+    struct timespec tick = {0, 10 * 1000 * 1000};
     for (int i = 0; i < 1000; i++) {
         if (pc_proc_gone(p) == want)
             return 1;
-        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+        nanosleep(&tick, NULL);
     }
     return 0;
 }

@@ -149,3 +149,27 @@ int pc_wait_poll(pc_wait_t *w, int peer)
     }
     return MPI_SUCCESS;
 }
+
+int pc_wait_arrival(MPI_Comm comm, double timeout, const char *what)
+{
+    MPI_Request req;
+    int rc = PMPI_Ibarrier(comm, &req);
+    double start = pc_deadline_clock();
+    for (unsigned spins = 1; rc == MPI_SUCCESS; spins++) {
+        int done = 0;
+        rc = PMPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || done)
+            break;
+        if (spins > PC_SPINS_BEFORE_YIELD)
+            sched_yield();
+        double now;
+        if (spins % PC_DEADLINE_EVERY == 0 && (now = pc_deadline_clock()) - start >= timeout) {
+            pc_log("timeout: %s waited %.0f s (PACOLL_TIMEOUT) for the other ranks of its "
+                   "communicator; aborting",
+                   what, now - start);
+            PMPI_Abort(comm, MPI_ERR_OTHER);
+            return MPI_ERR_OTHER;
+        }
+    }
+    return rc;
+}

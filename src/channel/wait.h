@@ -37,6 +37,13 @@ void pc_wait_init(pc_wait_t *w, struct pc_chan *ch, const char *what);
  * up on one rank cannot be finished by the others). */
 int pc_wait_poll(pc_wait_t *w, int peer);
 
+/* Every rank of comm has come (a barrier, polled), or after timeout
+ * seconds (> 0) a message naming `what` and the job aborted.  With the
+ * opt-in deadline, before set-up steps that wait inside the MPI library
+ * (core/team.c), so a late rank meets the same deadline there as in the
+ * wait layer.  Not under SMPI. */
+int pc_wait_arrival(MPI_Comm comm, double timeout, const char *what);
+
 /* A new condition to wait for: restarts the SMPI back-off. */
 static inline void pc_wait_new_condition(pc_wait_t *w) { w->sim_start = 0; }
 

@@ -5,7 +5,7 @@
  * them everywhere; an erroneous one may fail them on some ranks only (a
  * gather's receive signature is seen by the root alone).  A rank that
  * rejects a call does not take part in it, so the others would wait for it
- * until PACOLL_TIMEOUT.  Instead it tells them, and both sides can tell a
+ * for good.  Instead it tells them, and both sides can tell a
  * consistent rejection (every rank rejected the call: nothing happened,
  * the communicator stays usable) from a split one (some ranks ran it: their
  * channel state no longer matches, so the communicator's pacoll state is

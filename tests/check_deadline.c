@@ -9,10 +9,12 @@
  *     when a peer on the host kept it waiting: a running child is there;
  *     killed and not yet reaped (a zombie) it is gone; reaped it is gone;
  *     an identity whose start time differs (the pid reused) is gone; one
- *     of another pid namespace cannot be checked.
+ *     of another pid namespace cannot be checked; a process whose main
+ *     thread ended while another runs (shown as a zombie) is not gone.
  *
  * Last line: "check_deadline: N checks passed, F failed".
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,10 +113,52 @@ static void check_liveness(void)
     expect("a reaped child is gone", pc_proc_gone(&c));
 }
 
+static void *linger(void *arg)
+{
+    (void)arg;
+    for (;;)
+        pause();
+    return NULL;
+}
+
+static void check_main_thread_ended(void)
+{
+    pc_proc_t me = pc_proc_self();
+    int fd[2];
+    if (pipe(fd) != 0)
+        return;
+    pid_t child = fork();
+    if (child == 0) {
+        pc_proc_t c = pc_proc_self();
+        pthread_t t;
+        if (write(fd[1], &c, sizeof c) != (ssize_t)sizeof c ||
+            pthread_create(&t, NULL, linger, NULL) != 0)
+            _exit(1);
+        pthread_exit(NULL);
+    }
+    pc_proc_t c = {0};
+    int got = child > 0 && read(fd[0], &c, sizeof c) == (ssize_t)sizeof c;
+    close(fd[0]);
+    close(fd[1]);
+    if (!got) {
+        expect("the threaded child told its identity", 0);
+        return;
+    }
+    expect("a threaded child can be checked", pc_proc_checkable(&me, &c));
+    /* its main thread ends at once; give it a moment, then it must not count as gone */
+    struct timespec moment = {0, 200 * 1000 * 1000};
+    nanosleep(&moment, NULL);
+    expect("a process whose main thread ended while another runs is not gone", !pc_proc_gone(&c));
+    kill(child, SIGKILL);
+    expect("... and gone once killed", becomes(&c, 1));
+    waitpid(child, NULL, 0);
+}
+
 int main(void)
 {
     check_default();
     check_liveness();
+    check_main_thread_ended();
     printf("check_deadline: %d checks passed, %d failed\n", checks - failed, failed);
     return failed != 0;
 }

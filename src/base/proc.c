@@ -26,10 +26,11 @@ static ssize_t read_stat(uint64_t pid, char *buf, size_t len)
     return n;
 }
 
-/* The state letter and start time (field 22, clock ticks after boot) of a
- * stat line.  The command name (field 2) may hold spaces and parentheses:
- * the fields after it start at its last ')'.  0 if the line is not one. */
-static int parse_stat(const char *s, char *state, uint64_t *start)
+/* The state letter, thread count (field 20) and start time (field 22,
+ * clock ticks after boot) of a stat line.  The command name (field 2) may
+ * hold spaces and parentheses: the fields after it start at its last ')'.
+ * 0 if the line is not one. */
+static int parse_stat(const char *s, char *state, long *threads, uint64_t *start)
 {
     const char *p = strrchr(s, ')');
     if (!p || p[1] != ' ' || !p[2])
@@ -41,6 +42,8 @@ static int parse_stat(const char *s, char *state, uint64_t *start)
         if (!p)
             return 0;
         p++;
+        if (field + 1 == 20)
+            *threads = strtol(p, NULL, 10);
     }
     char *end;
     unsigned long long v = strtoull(p, &end, 10);
@@ -55,6 +58,7 @@ pc_proc_t pc_proc_self(void)
     pc_proc_t me = {.pid = (uint64_t)getpid()};
     char buf[1024], link[32];
     char state;
+    long threads;
     struct stat ns;
     /* /proc must show this process under the pid it has (a /proc of
      * another pid namespace would name others), and the namespace must be
@@ -64,7 +68,7 @@ pc_proc_t pc_proc_self(void)
         return me;
     link[n] = '\0';
     if (strtoull(link, NULL, 10) != me.pid || stat("/proc/self/ns/pid", &ns) != 0 ||
-        read_stat(0, buf, sizeof buf) <= 0 || !parse_stat(buf, &state, &me.start))
+        read_stat(0, buf, sizeof buf) <= 0 || !parse_stat(buf, &state, &threads, &me.start))
         return me;
     me.ns = (uint64_t)ns.st_ino;
     return me;
@@ -78,13 +82,17 @@ int pc_proc_checkable(const pc_proc_t *me, const pc_proc_t *p)
 int pc_proc_gone(const pc_proc_t *p)
 {
     char buf[1024], state;
+    long threads = 0;
     uint64_t start;
     if (read_stat(p->pid, buf, sizeof buf) < 0)
         return errno == ENOENT || errno == ESRCH; /* reaped; other errors tell nothing */
-    if (!parse_stat(buf, &state, &start))
+    if (!parse_stat(buf, &state, &threads, &start))
         return 0;
-    /* exited but not reaped yet; or the pid names a newer process */
-    return state == 'Z' || state == 'X' || start != p->start;
+    if (start != p->start)
+        return 1; /* the pid names a newer process */
+    /* exited, not reaped yet (a main thread that ended while others run
+     * shows Z too: the process lives) */
+    return (state == 'Z' || state == 'X') && threads <= 1;
 }
 
 #else /* SMPI: every simulated rank is this one process */

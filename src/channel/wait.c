@@ -160,8 +160,7 @@ int pc_wait_arrival(MPI_Comm comm, double timeout, const char *what)
         rc = PMPI_Test(&req, &done, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || done)
             break;
-        if (spins > PC_SPINS_BEFORE_YIELD)
-            sched_yield();
+        sched_yield(); /* a set-up step: the core is worth more to the others */
         double now;
         if (spins % PC_DEADLINE_EVERY == 0 && (now = pc_deadline_clock()) - start >= timeout) {
             pc_log("timeout: %s waited %.0f s (PACOLL_TIMEOUT) for the other ranks of its "

@@ -110,4 +110,21 @@ int pc_parse_positive(const char *s, double *out);
 /* A whole file as a NUL-terminated string (malloc'd), or NULL. */
 char *pc_file_read(const char *path);
 
+/* A process of this host, as its peers see it (base/proc.c): pid, start
+ * time and pid namespace.  A rank that has waited long for a peer on its
+ * host looks whether the peer's process is still there, so that a dead
+ * rank is named rather than waited for without end.  start and ns are 0
+ * where /proc cannot tell them (and under SMPI, where one process runs
+ * every rank): such a process is never checked. */
+typedef struct pc_proc {
+    uint64_t pid, start, ns;
+} pc_proc_t;
+pc_proc_t pc_proc_self(void);
+/* Whether p's liveness can be told from the process me: the same pid
+ * namespace, both identities known. */
+int pc_proc_checkable(const pc_proc_t *me, const pc_proc_t *p);
+/* 1 if the process p has exited (no such pid, a zombie, or the pid now
+ * names a process started later); 0 if it runs or /proc does not say. */
+int pc_proc_gone(const pc_proc_t *p);
+
 #endif

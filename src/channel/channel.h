@@ -120,6 +120,9 @@ typedef struct pc_chan {
     size_t shm_box_bytes; /* size of one mailbox in the segment */
     size_t shm_slot;
     int cma;              /* process_vm_writev works between host ranks */
+    /* [host_size] the process of each rank on my host, for the wait
+     * layer's check of a peer that kept it waiting (NULL: no check) */
+    pc_proc_t *procs;
     int poll_only;        /* pc_chan_poll_only is on and the transport honours it */
     /* per peer, per call */
     uint64_t *known_progress; /* lower bound of each peer's finished call */

@@ -20,7 +20,7 @@ enum pc_sim_put { PC_SIM_PUT_WINDOW = 0, PC_SIM_PUT_TRANSFER = 1 };
 typedef struct pc_chan_cfg {
     int ports;          /* PACOLL_PORTS: zero-copy puts in flight, >= 1 */
     int stripe;         /* PACOLL_STRIPE: pieces per large put, >= 1 */
-    double timeout;     /* PACOLL_TIMEOUT seconds, 0 = never */
+    double timeout;     /* PACOLL_TIMEOUT seconds, 0 (the default) = none */
     int verbose;        /* PACOLL_VERBOSE */
     int trace;          /* PACOLL_TRACE: 0 off, 1 rank 0's calls, 2 every rank's */
     int transport;      /* PACOLL_TRANSPORT: enum pc_transport_choice */

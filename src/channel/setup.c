@@ -35,6 +35,22 @@ size_t pc_slot_size(const pc_chan_t *ch, int npeers)
     return floor_line(want);
 }
 
+/* Every host peer's process identity (base/proc.c), so that a rank kept
+ * waiting by a host peer can tell whether it still runs.  Not under SMPI,
+ * where one process runs every rank. */
+static int gather_procs(pc_chan_t *ch)
+{
+    const pc_peers_t *p = &ch->peers;
+    if (PACOLL_UNDER_SMPI || p->host_size < 2)
+        return MPI_SUCCESS;
+    pc_proc_t me = pc_proc_self();
+    ch->procs = calloc((size_t)p->host_size, sizeof *ch->procs);
+    if (!ch->procs)
+        return MPI_ERR_NO_MEM;
+    return PMPI_Allgather(&me, (int)(sizeof me / sizeof(uint64_t)), MPI_UINT64_T, ch->procs,
+                          (int)(sizeof me / sizeof(uint64_t)), MPI_UINT64_T, p->host_comm);
+}
+
 int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers)
 {
     ch->peers = *peers;
@@ -57,6 +73,8 @@ int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers)
     if ((rc = pc_smpi_create(ch)) != MPI_SUCCESS)
         return rc;
 #endif
+    if ((rc = gather_procs(ch)) != MPI_SUCCESS)
+        return rc;
     if (p->host_size > 1 && p->cfg->transport == PC_TRANSPORT_AUTO)
         rc = pc_shm_transport_create(ch);
     if (rc != MPI_SUCCESS)
@@ -108,6 +126,8 @@ void pc_chan_free_local(pc_chan_t *ch)
     free(ch->pending);
     free(ch->advbuf);
     free(ch->advpeers);
+    free(ch->procs);
+    ch->procs = NULL;
     ch->known_progress = NULL, ch->progress_read = NULL, ch->zputs = NULL, ch->pending = NULL;
     ch->advbuf = NULL, ch->advpeers = NULL;
 #if PACOLL_UNDER_SMPI

@@ -22,9 +22,13 @@ static const pc_param_t p_ports = {
 static const pc_param_t p_stripe = {
     .env = "PACOLL_STRIPE", .kind = PC_PARAM_INT, .dflt = 1, .lo = 1, .hi = 64,
     .help = "pieces of a large one-sided put (multi-rail striping)"};
+/* MPI has no deadline: a rank may be late by hours (a checkpoint, I/O).
+ * The deadline is opt-in, for tests and debugging; a dead peer on the host
+ * is found without it (channel/wait.c). */
 static const pc_param_t p_timeout = {
-    .env = "PACOLL_TIMEOUT", .kind = PC_PARAM_INT, .dflt = 600, .lo = 0, .hi = 0x1p30,
-    .help = "seconds a rank may wait in one collective before pacoll aborts; 0 = never"};
+    .env = "PACOLL_TIMEOUT", .kind = PC_PARAM_INT, .dflt = 0, .lo = 0, .hi = 0x1p30,
+    .help = "opt-in deadline: seconds a rank may wait in one collective before pacoll aborts, "
+            "naming the peer; 0 = wait as long as it takes, as MPI does"};
 static const pc_param_t p_stats = {
     .env = "PACOLL_STATS", .kind = PC_PARAM_BOOL, .dflt = 0,
     .help = "rank 0 prints calls and bytes per algorithm at MPI_Finalize"};

@@ -140,7 +140,16 @@ static int team_init(pacoll_team_t *t, MPI_Comm comm)
         t->last_algo[c] = t->pick[c].idx = -1;
         t->comm_choice[c] = pc_comm_choice(comm, (pacoll_coll_t)c);
     }
-    int rc = PMPI_Comm_dup(comm, &t->comm);
+    /* The set-up's collectives wait inside the MPI library, which has no
+     * deadline: with the opt-in one, the ranks first meet in a barrier the
+     * deadline applies to, so a rank late for the first call is treated as
+     * one late for any other. */
+    int rc = MPI_SUCCESS;
+    if (!PACOLL_UNDER_SMPI && t->cfg.chan.timeout > 0)
+        rc = pc_wait_arrival(comm, t->cfg.chan.timeout,
+                             "the first pacoll call on a communicator (setting up)");
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_dup(comm, &t->comm);
     if (rc != MPI_SUCCESS)
         return rc;
     /* pacoll's own traffic reports errors to pacoll, which raises them on
@@ -174,7 +183,14 @@ int pc_team_ready(pacoll_team_t *t)
 {
     if (t->ready)
         return MPI_SUCCESS;
-    int rc = pc_chan_create(&t->chan, &t->peers);
+    int rc = MPI_SUCCESS;
+    /* A channel made at a later call than the team's first (an algorithm
+     * named only then): its set-up waits inside the MPI library too. */
+    if (!PACOLL_UNDER_SMPI && t->cfg.chan.timeout > 0 && t->verdict.ncall > 0)
+        rc = pc_wait_arrival(t->comm, t->cfg.chan.timeout,
+                             "a pacoll call making its channel (setting up)");
+    if (rc == MPI_SUCCESS)
+        rc = pc_chan_create(&t->chan, &t->peers);
     if (rc == MPI_SUCCESS)
         rc = pc_seg_create(&t->seg, &t->peers);
     if (rc != MPI_SUCCESS) { /* as if never tried: a later call tries again */

@@ -36,7 +36,7 @@ static void tell_all(pacoll_team_t *t, uint64_t call, int kind, int code)
         PMPI_Waitall(v->nreq, v->req, MPI_STATUSES_IGNORE);
     v->nreq = 0;
     if (!v->req && !(v->req = malloc((size_t)t->size * sizeof *v->req)))
-        return; /* the others then meet PACOLL_TIMEOUT */
+        return; /* the others then wait (until PACOLL_TIMEOUT, if set) */
     v->msg[0] = call, v->msg[1] = (uint64_t)kind, v->msg[2] = (uint64_t)code;
     for (int p = 0; p < t->size; p++)
         if (p != t->rank &&

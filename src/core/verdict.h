@@ -5,7 +5,7 @@
  * them everywhere; an erroneous one may fail them on some ranks only (a
  * gather's receive signature is seen by the root alone).  A rank that
  * rejects a call does not take part in it, so the others would wait for it
- * until PACOLL_TIMEOUT.  Instead it tells them, and both sides can tell a
+ * for good.  Instead it tells them, and both sides can tell a
  * consistent rejection (every rank rejected the call: nothing happened,
  * the communicator stays usable) from a split one (some ranks ran it: their
  * channel state no longer matches, so the communicator's pacoll state is
@@ -15,10 +15,10 @@
  * The notices are point-to-point messages on the team's private
  * communicator, sent only on error paths.  A waiting rank looks for them
  * every few hundred polls (wait.c), so a rank that is waiting for one that
- * rejected stops at once instead of at the deadline.  A rank that rejected
- * a call settles it at the start of its next call on the communicator: it
- * waits (with the deadline) until every other rank has either rejected
- * the same call or said that it ran it.
+ * rejected stops at once instead of waiting for good.  A rank that
+ * rejected a call settles it at the start of its next call on the
+ * communicator: it waits (in the wait layer) until every other rank has
+ * either rejected the same call or said that it ran it.
  */
 #ifndef PACOLL_VERDICT_H
 #define PACOLL_VERDICT_H

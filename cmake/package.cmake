@@ -1,15 +1,22 @@
 # Packages (included by CMakeLists.txt): `cpack` in a build folder makes
 #
-#   pacoll-VERSION-FAMILY-ARCH.tar.gz   the install tree, relocatable: unpack anywhere
-#   pacoll-VERSION-FAMILY-ARCH.deb      package pacoll-FAMILY, files under /usr
+#   pacoll-VERSION-FAMILY-ARCH.tar.gz     the install tree (components runtime
+#                                         and dev), relocatable: unpack anywhere
+#   pacoll-FAMILY_VERSION_ARCH.deb        runtime: libraries, preload library,
+#                                         tools, man pages, docs (deb_runtime)
+#   pacoll-FAMILY-dev_VERSION_ARCH.deb    header, static library, CMake package,
+#                                         pkg-config file (deb_dev)
 #
 # FAMILY is the MPI the build used (openmpi, mpich: cmake/mpi_family.cmake),
-# since libpacoll is bound to one MPI's ABI.  The .deb depends on the Debian
-# package that holds that MPI's library (libopenmpi3, libmpich12: asked of
-# dpkg at configure time) at least at the version built against, recommends
-# the one holding its launcher (openmpi-bin, mpich), and conflicts with the
-# other families' pacoll packages (same file names).
-# Real MPI builds only: an SMPI build is a simulator's, not an installable one.
+# since libpacoll is bound to one MPI's ABI.  The .deb files install under
+# /usr with the multiarch library folder (cmake/install.cmake).  The runtime
+# package depends on the Debian package that holds that MPI's library
+# (libopenmpi3, libmpich12: asked of dpkg at configure time) at least at the
+# version built against, and recommends the one holding its launcher
+# (openmpi-bin, mpich); the -dev package depends on its runtime package of
+# the same version and on the package holding the MPI's mpi.h
+# (libopenmpi-dev, libmpich-dev).  Both conflict with the other families'
+# packages (same file names).
 if(PACOLL_SMPI)
   return()
 endif()
@@ -24,15 +31,25 @@ endif()
 set(_stem pacoll-${PROJECT_VERSION}-${PACOLL_MPI_FAMILY}-${_arch})
 
 set(CPACK_PACKAGE_NAME pacoll)
-set(CPACK_PACKAGE_VENDOR "pacoll")
-set(CPACK_PACKAGE_CONTACT "pacoll developers <pacoll@invalid>")
+set(CPACK_PACKAGE_VENDOR "the pacoll authors")
+set(CPACK_PACKAGE_CONTACT "${PACOLL_MAINTAINER}")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_RESOURCE_FILE_LICENSE ${CMAKE_SOURCE_DIR}/LICENSE)
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
-    "arrival-pattern-aware MPI collectives (alltoall, alltoallv, allgather, gather) for ${PACOLL_MPI_FAMILY}")
+    "arrival-pattern-aware MPI collectives for ${PACOLL_MPI_FAMILY}")
 set(CPACK_PACKAGE_FILE_NAME ${_stem})
 set(CPACK_PACKAGE_CHECKSUM SHA256)
 set(CPACK_GENERATOR TGZ)
 set(CPACK_SOURCE_GENERATOR "")
+set(CPACK_STRIP_FILES ON)
+# The .tar.gz is the plain install (components runtime and dev, in one
+# archive); the .deb files are the deb_* components, one package each, under
+# /usr: chosen per generator when cpack runs (package_config.cmake.in).
+set(CPACK_ARCHIVE_COMPONENT_INSTALL OFF)
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+configure_file(${CMAKE_SOURCE_DIR}/cmake/package_config.cmake.in
+               ${CMAKE_BINARY_DIR}/CPackProjectConfig.cmake @ONLY)
+set(CPACK_PROJECT_CONFIG_FILE ${CMAKE_BINARY_DIR}/CPackProjectConfig.cmake)
 
 # The Debian package holding FILE (resolved), and its upstream version.
 function(pacoll_deb_owner file out_pkg out_version)
@@ -66,21 +83,35 @@ if(PACOLL_DPKG)
       break()
     endif()
   endforeach()
+  set(_mpih "")
+  foreach(_d ${MPI_C_HEADER_DIR} ${MPI_C_INCLUDE_DIRS})
+    if(EXISTS "${_d}/mpi.h")
+      set(_mpih "${_d}/mpi.h")
+      break()
+    endif()
+  endforeach()
   pacoll_deb_owner("${_mpilib}" _runtime _runtime_version)
   pacoll_deb_owner("${MPIEXEC_EXECUTABLE}" _launcher _launcher_version)
-  if(NOT _runtime)   # not installed from a Debian package: the usual names
-    if(PACOLL_MPI_FAMILY STREQUAL "openmpi")
-      set(_runtime libopenmpi3)
-    elseif(PACOLL_MPI_FAMILY STREQUAL "mpich")
-      set(_runtime libmpich12)
-    endif()
+  pacoll_deb_owner("${_mpih}" _mpidev _mpidev_version)
+  # not installed from a Debian package: the usual names
+  if(PACOLL_MPI_FAMILY STREQUAL "openmpi")
+    set(_names libopenmpi3 openmpi-bin libopenmpi-dev)
+  elseif(PACOLL_MPI_FAMILY STREQUAL "mpich")
+    set(_names libmpich12 mpich libmpich-dev)
+  else()
+    set(_names "" "" "")
+  endif()
+  list(GET _names 0 _n0)
+  list(GET _names 1 _n1)
+  list(GET _names 2 _n2)
+  if(NOT _runtime)
+    set(_runtime "${_n0}")
   endif()
   if(NOT _launcher)
-    if(PACOLL_MPI_FAMILY STREQUAL "openmpi")
-      set(_launcher openmpi-bin)
-    elseif(PACOLL_MPI_FAMILY STREQUAL "mpich")
-      set(_launcher mpich)
-    endif()
+    set(_launcher "${_n1}")
+  endif()
+  if(NOT _mpidev)
+    set(_mpidev "${_n2}")
   endif()
   set(_depends libc6)
   if(_runtime AND _runtime_version)
@@ -89,29 +120,67 @@ if(PACOLL_DPKG)
     list(APPEND _depends "${_runtime}")
   endif()
   string(REPLACE ";" ", " _depends "${_depends}")
+  set(_dev_depends "${PACOLL_DEB_NAME} (= ${PROJECT_VERSION})")
+  if(_mpidev)
+    string(APPEND _dev_depends ", ${_mpidev}")
+  endif()
   set(_conflicts "")
+  set(_dev_conflicts "")
   foreach(_f openmpi mpich mpi)
     if(NOT _f STREQUAL PACOLL_MPI_FAMILY)
       list(APPEND _conflicts pacoll-${_f})
+      list(APPEND _dev_conflicts pacoll-${_f}-dev)
     endif()
   endforeach()
   string(REPLACE ";" ", " _conflicts "${_conflicts}")
+  string(REPLACE ";" ", " _dev_conflicts "${_dev_conflicts}")
 
-  set(CPACK_DEBIAN_PACKAGE_NAME pacoll-${PACOLL_MPI_FAMILY})
-  set(CPACK_DEBIAN_FILE_NAME ${_stem}.deb)
+  set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
   set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE ${_arch})
-  set(CPACK_DEBIAN_PACKAGE_DEPENDS "${_depends}")
+  set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${PACOLL_MAINTAINER}")
+  set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+  # no Homepage: the project publishes none yet
+  set(CPACK_DEBIAN_DEB_RUNTIME_PACKAGE_NAME ${PACOLL_DEB_NAME})
+  set(CPACK_DEBIAN_DEB_RUNTIME_PACKAGE_DEPENDS "${_depends}")
   if(_launcher)
-    set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "${_launcher}")
+    set(CPACK_DEBIAN_DEB_RUNTIME_PACKAGE_RECOMMENDS "${_launcher}")
   endif()
-  set(CPACK_DEBIAN_PACKAGE_CONFLICTS "${_conflicts}")
-  set(CPACK_DEBIAN_PACKAGE_REPLACES "${_conflicts}")
-  set(CPACK_DEBIAN_PACKAGE_PROVIDES pacoll)
-  set(CPACK_DEBIAN_PACKAGE_SECTION science)
-  set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-      "${CPACK_PACKAGE_DESCRIPTION_SUMMARY}\nlibpacoll (pacoll.h, pkg-config pacoll, CMake find_package(pacoll)),\nlibpacoll_preload.so for unchanged programs (bin/pacoll-run),\nand the pacoll-bench benchmark, built against ${PACOLL_MPI_FAMILY}.")
-  set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://invalid/pacoll")
-  message(STATUS "pacoll: cpack makes ${_stem}.tar.gz and ${_stem}.deb (Depends: ${_depends})")
+  set(CPACK_DEBIAN_DEB_RUNTIME_PACKAGE_CONFLICTS "${_conflicts}")
+  set(CPACK_DEBIAN_DEB_RUNTIME_PACKAGE_REPLACES "${_conflicts}")
+  set(CPACK_DEBIAN_DEB_RUNTIME_PACKAGE_PROVIDES pacoll)
+  set(CPACK_DEBIAN_DEB_RUNTIME_PACKAGE_SECTION science)
+  # libpacoll.so.0's shlibs entry for packages built against it, and the
+  # loader cache refreshed when the shared libraries come and go
+  set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+  set(CPACK_DEBIAN_DEB_RUNTIME_PACKAGE_CONTROL_EXTRA ${CMAKE_SOURCE_DIR}/packaging/debian/triggers)
+  set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+  # the first line is the synopsis (cmake/package_config.cmake.in keeps
+  # CPack from putting the summary before it a second time)
+  set(CPACK_COMPONENT_DEB_RUNTIME_DESCRIPTION
+      "arrival-pattern-aware MPI collectives for ${PACOLL_MPI_FAMILY}
+pacoll provides alltoall, alltoallv, allgather and gather algorithms for
+multi-core clusters (RDMA-style one-sided, shared-memory and
+arrival-pattern-aware), on top of the MPI library they were built with.
+.
+This package holds libpacoll, the preload library that gives unchanged MPI
+programs pacoll's collectives through pacoll-run, and the tools
+pacoll-bench, pacoll-tune and pacoll-info, built against ${PACOLL_MPI_FAMILY}.")
+  set(CPACK_DEBIAN_DEB_DEV_PACKAGE_NAME ${PACOLL_DEB_NAME}-dev)
+  set(CPACK_DEBIAN_DEB_DEV_PACKAGE_DEPENDS "${_dev_depends}")
+  set(CPACK_DEBIAN_DEB_DEV_PACKAGE_CONFLICTS "${_dev_conflicts}")
+  set(CPACK_DEBIAN_DEB_DEV_PACKAGE_REPLACES "${_dev_conflicts}")
+  set(CPACK_DEBIAN_DEB_DEV_PACKAGE_SECTION libdevel)
+  set(CPACK_COMPONENT_DEB_DEV_DESCRIPTION
+      "arrival-pattern-aware MPI collectives for ${PACOLL_MPI_FAMILY} (development)
+pacoll provides alltoall, alltoallv, allgather and gather algorithms for
+multi-core clusters (RDMA-style one-sided, shared-memory and
+arrival-pattern-aware), on top of the MPI library they were built with.
+.
+This package holds what programs calling pacoll_* need: pacoll.h, the
+static library, pkg-config's pacoll.pc and CMake's find_package(pacoll),
+built against ${PACOLL_MPI_FAMILY}.")
+  message(STATUS "pacoll: cpack makes ${_stem}.tar.gz, ${PACOLL_DEB_NAME}_${PROJECT_VERSION}_${_arch}.deb "
+                 "(Depends: ${_depends}) and ${PACOLL_DEB_NAME}-dev (Depends: ${_dev_depends})")
 else()
   message(STATUS "pacoll: cpack makes ${_stem}.tar.gz (no dpkg: no .deb)")
 endif()

@@ -21,10 +21,9 @@
 extern "C" {
 #endif
 
-#define PACOLL_VERSION_MAJOR 0
-#define PACOLL_VERSION_MINOR 1
-#define PACOLL_VERSION_PATCH 0
-#define PACOLL_VERSION_STRING "0.1.0"
+/* PACOLL_VERSION_MAJOR, _MINOR, _PATCH and PACOLL_VERSION_STRING, from the
+ * build's project version; pacoll_version() is the library's own. */
+#include "pacoll_version.h"
 
 /* The collectives pacoll implements. */
 typedef enum pacoll_coll {

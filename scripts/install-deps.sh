@@ -3,7 +3,9 @@
 # a C compiler, CMake, Open MPI, MPICH (the mpich test configuration),
 # gfortran (the Fortran interposition tests), SimGrid (SMPI: simulated
 # clusters), Python with matplotlib and pytest (pacoll-report and its tests),
-# FFTW 3 with its MPI library (the ft application, apps/).
+# FFTW 3 with its MPI library (the ft application, apps/), and for the
+# package tests: help2man (man pages from --help), lintian (the .deb files'
+# check), environment-modules (the modulefile's test).
 # Open MPI stays the default mpicc/mpirun (the update-alternatives groups
 # "mpi" and "mpirun"); MPICH is reached by its own names (mpicc.mpich,
 # mpiexec.mpich).  Safe to run again; does nothing when everything is there.
@@ -36,7 +38,7 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 # "simgrid", which made every run apt-get update and install nothing)
 for p in build-essential cmake pkg-config libopenmpi-dev openmpi-bin libmpich-dev mpich gfortran \
          libsimgrid-dev python3 python3-pip python3-venv python3-matplotlib \
-         python3-pytest libfftw3-dev libfftw3-mpi-dev; do
+         python3-pytest libfftw3-dev libfftw3-mpi-dev help2man lintian environment-modules; do
   have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -eq 0 ]; then

@@ -5,6 +5,12 @@
 #                          BUILD_DIR SOURCE_DIR MPIEXEC [mpiexec flags...]
 #   installed_checks ROOT WORK
 #
+# The library folder is found under ROOT/lib* (lib, or the multiarch
+# lib/x86_64-linux-gnu of the .deb).  IC_SYSTEM_LAYOUT=1 (the .deb, unpacked
+# but not installed): its pacoll.pc has no -rpath, since an installed
+# package's libraries are in the loader's own folder, so the pkg-config
+# program runs with LD_LIBRARY_PATH set to the unpacked library folder.
+#
 # ic_parse_args sets CC_MPI, FC_MPI (MPI compiler wrappers; FC_MPI empty = no
 # Fortran), FAMILY, BUILD, SRC (tests/install), TESTS (tests/), MPIEXEC and
 # the array MPIEXEC_FLAGS.  ROOT is the installed prefix (bin/, lib/,
@@ -122,16 +128,17 @@ _preloaded() { # PROGRAM OKREGEX: an unchanged MPI program under pacoll-run
     forbid "$out" 'pacoll-run: WARNING' 'cannot be preloaded'
 }
 
-_run_2() { # PROGRAM: a program linked with the installed libpacoll, 2 ranks
-    local out="$_ic_work/run2.$(basename "$1").txt"
-    clean_run "$MPIEXEC" "${MPIEXEC_FLAGS[@]}" -n 2 "$1" >"$out" 2>&1 || { cat "$out"; return 1; }
+_run_2() { # PROGRAM [VAR=VALUE...]: a program linked with the installed libpacoll, 2 ranks
+    local prog=$1 out="$_ic_work/run2.$(basename "$1").txt"
+    shift
+    clean_run env "$@" "$MPIEXEC" "${MPIEXEC_FLAGS[@]}" -n 2 "$prog" >"$out" 2>&1 || { cat "$out"; return 1; }
     expect "$out" 'consumer: pacoll [0-9.]+, OK'
 }
 
 _runpath() { # the installed binaries' run paths are relative, never the build tree's
     local f rp
     command -v readelf >/dev/null 2>&1 || return 0
-    for f in "$_ic_root"/bin/pacoll-bench "$_ic_root"/lib*/libpacoll.so.* "$_ic_root"/lib*/libpacoll_preload.so; do
+    for f in "$_ic_root"/bin/pacoll-bench "$_ic_lib"/libpacoll.so.* "$_ic_lib"/libpacoll_preload.so; do
         [ -f "$f" ] || continue
         rp=$(readelf -d "$f" | grep -E 'RUNPATH|RPATH' || true)
         case "$rp" in
@@ -147,9 +154,10 @@ _runpath() { # the installed binaries' run paths are relative, never the build t
 installed_checks() {
     _ic_root=$1 _ic_work=$2 _ic_failed=0
     mkdir -p "$_ic_work"
-    local lib
-    lib=$(dirname "$(ls "$_ic_root"/lib*/libpacoll.so 2>/dev/null | head -1)")
-    [ -n "$lib" ] || { echo "install-check: FAIL no libpacoll.so under $_ic_root"; return 1; }
+    local lib so
+    so=$(find "$_ic_root"/lib* -name libpacoll.so 2>/dev/null | head -1)
+    [ -n "$so" ] || { echo "install-check: FAIL no libpacoll.so under $_ic_root"; return 1; }
+    lib=$(dirname "$so") _ic_lib=$lib
 
     step "run paths are \$ORIGIN-relative" _runpath
     step "pacoll-bench --list names each algorithm once" _list_once
@@ -179,7 +187,12 @@ installed_checks() {
     if pc=$(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --cflags --libs pacoll) &&
         step "build with pkg-config --cflags --libs pacoll" \
             "$CC_MPI" "$SRC/consumer/main.c" -o "$_ic_work/pc" $pc; then
-        step "run the pkg-config program (2 ranks)" _run_2 "$_ic_work/pc"
+        if [ "${IC_SYSTEM_LAYOUT:-0}" = 1 ]; then
+            step "run the pkg-config program (2 ranks, LD_LIBRARY_PATH: not installed)" \
+                _run_2 "$_ic_work/pc" LD_LIBRARY_PATH="$lib"
+        else
+            step "run the pkg-config program (2 ranks)" _run_2 "$_ic_work/pc"
+        fi
     else
         echo "install-check: FAIL pkg-config --cflags --libs pacoll"
         _ic_failed=$((_ic_failed + 1))

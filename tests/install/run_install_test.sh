@@ -16,10 +16,24 @@ trap 'rm -rf "$work"' EXIT
 cmake --install "$BUILD" --prefix "$work/prefix" >"$work/install.log" 2>&1 ||
     { cat "$work/install.log"; echo "install test: cmake --install failed"; exit 1; }
 missing=0
-for f in include/pacoll.h lib/libpacoll.so lib/libpacoll.a lib/libpacoll_preload.so \
-         bin/pacoll-bench bin/pacoll-run lib/pkgconfig/pacoll.pc lib/cmake/pacoll/pacollConfig.cmake; do
+libdir=$(sed -nE 's/^libdir=\$\{prefix\}\/(.*)$/\1/p' "$BUILD/dev-files/pacoll.pc")
+[ -n "$libdir" ] || { echo "install: no libdir in $BUILD/dev-files/pacoll.pc"; exit 1; }
+for f in include/pacoll.h include/pacoll_version.h "$libdir/libpacoll.so" "$libdir/libpacoll.a" \
+         "$libdir/libpacoll_preload.so" bin/pacoll-bench bin/pacoll-run bin/pacoll-info bin/pacoll-tune \
+         "$libdir/pkgconfig/pacoll.pc" "$libdir/cmake/pacoll/pacollConfig.cmake" \
+         share/doc/pacoll/LICENSE share/doc/pacoll/CHANGELOG.md share/doc/pacoll/README.md; do
     [ -e "$work/prefix/$f" ] || { echo "install: missing $f"; missing=1; }
 done
+# man pages, when help2man made them (cmake/docs.cmake)
+if [ -d "$BUILD/man" ]; then
+    for t in pacoll-run pacoll-bench pacoll-tune pacoll-info; do
+        [ -e "$work/prefix/share/man/man1/$t.1.gz" ] || { echo "install: missing share/man/man1/$t.1.gz"; missing=1; }
+    done
+fi
+# the packages' layout (deb_* components) stays out of a plain install
+if [ "$libdir" = lib ] && [ -n "$(ls -d "$work"/prefix/lib/*-linux-gnu 2>/dev/null)" ]; then
+    echo "install: a multiarch folder in a plain install: $(ls -d "$work"/prefix/lib/*-linux-gnu)"; missing=1
+fi
 # the rules are built in; an installed copy nobody reads must not exist
 [ ! -e "$work/prefix/share/pacoll/rules.json" ] || { echo "install: share/pacoll/rules.json installed"; missing=1; }
 [ "$missing" -eq 0 ] || exit 1

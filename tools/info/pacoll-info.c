@@ -34,7 +34,8 @@ static void usage(FILE *f)
     fputs("usage: pacoll-info [--ranks P --nodes N --ppn K] [--nic onload|offload|none]\n"
           "                   [--rules FILE] [--colls LIST] [--sizes MIN:MAX]\n"
           "  without a shape: the version, build, rules and algorithms only\n"
-          "  --ppn defaults to ceil(P / N), --nodes to 1, --nic to none\n",
+          "  --ppn defaults to ceil(P / N), --nodes to 1, --nic to none\n"
+          "  --version prints the version, --help this\n",
           f);
 }
 
@@ -68,6 +69,10 @@ int main(int argc, char **argv)
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
             usage(stdout);
+            return 0;
+        }
+        if (!strcmp(k, "--version")) {
+            printf("pacoll-info (pacoll) %s\n", pacoll_version());
             return 0;
         }
         if (!v) {

@@ -79,13 +79,16 @@ static int parse(int argc, char **argv, args_t *a)
     for (int i = 1; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int takes = strcmp(k, "--quiet") && strcmp(k, "--help") && strcmp(k, "-h") &&
-                    strcmp(k, "--from");
+                    strcmp(k, "--from") && strcmp(k, "--version");
         if (takes && !v) {
             fprintf(stderr, "pacoll-tune: %s needs a value\n", k);
             return 2;
         }
         if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
             usage(stdout);
+            return 1;
+        } else if (!strcmp(k, "--version")) {
+            printf("pacoll-tune (pacoll) %s\n", pacoll_version());
             return 1;
         } else if (!strcmp(k, "--quiet")) {
             o->quiet = 1;

@@ -375,9 +375,8 @@ int main(int argc, char **argv)
         free(text);
         return 0;
     }
-    char shape[120];
-    pc_shape_words(s.ranks, s.nodes, s.ppn, shape, sizeof shape);
-    printf("\nautomatic choice on %s, NIC %s:\n", shape, pc_nic_name(s.nic));
+    printf("\nautomatic choice on %d rank%s, %d node%s, at most %d per node, NIC %s:\n", s.ranks,
+           s.ranks == 1 ? "" : "s", s.nodes, s.nodes == 1 ? "" : "s", s.ppn, pc_nic_name(s.nic));
     for (int c = 0; c < PACOLL_NCOLL; c++) {
         if (colls && !tune_listed(colls, pacoll_coll_name((pacoll_coll_t)c)))
             continue;

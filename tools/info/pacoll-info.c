@@ -269,6 +269,10 @@ int main(int argc, char **argv)
             *(!strcmp(k, "--settings") ? &show_settings : &show_rules) = 1;
             continue;
         }
+        if (strncmp(k, "--", 2)) { /* --rules once took a file */
+            fprintf(stderr, "pacoll-info: unexpected %s (a rules file is --rules-file FILE)\n", k);
+            return 2;
+        }
         if (!v) {
             fprintf(stderr, "pacoll-info: %s needs a value\n", k);
             return 2;

@@ -82,13 +82,15 @@ static int choose(pacoll_team_t *t, const pc_mpi_call_t *c)
         return idx;
     t->said_choice[coll] |= (uint64_t)1 << range;
     size_t lo = range ? (size_t)1 << (range - 1) : 0, hi = range ? ((size_t)1 << range) - 1 : 0;
-    if (v)
-        pc_log("alltoallv on %d ranks, %d nodes (largest %d): %s (%s)", t->size, t->nnodes,
-               t->ppn_max, pc_registry_get(idx)->name, why);
+    char shape[120], sizes[64] = "", what[80];
+    pc_shape_words(t->size, t->nnodes, t->ppn_max, shape, sizeof shape);
+    if (!v)
+        snprintf(sizes, sizeof sizes, ", %zu-%zu B per block", lo, hi);
+    if (idx == pc_registry_native(coll))
+        snprintf(what, sizeof what, "the MPI library's own");
     else
-        pc_log("%s on %d ranks, %d nodes (largest %d), %zu-%zu B per block: %s (%s)",
-               pacoll_coll_name(coll), t->size, t->nnodes, t->ppn_max, lo, hi,
-               pc_registry_get(idx)->name, why);
+        snprintf(what, sizeof what, "pacoll's %s", pc_registry_get(idx)->name);
+    pc_log("%s on %s%s: %s, %s", pacoll_coll_name(coll), shape, sizes, what, why);
     return idx;
 }
 

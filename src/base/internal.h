@@ -40,6 +40,9 @@ typedef struct pacoll_algo pacoll_algo_t;
 /* Prints "pacoll[rank]: ..." on stderr (one fprintf, so lines from ranks
  * do not interleave mid-line). */
 void pc_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "4 ranks on 2 nodes, at most 3 on one", "1 rank on 1 node": a
+ * communicator's shape as messages say it. */
+void pc_shape_words(int ranks, int nodes, int ppn_max, char *buf, size_t len);
 
 /* The clock PACOLL_TIMEOUT is measured on, in seconds: monotonic real
  * time, and under SMPI the simulated clock.  One SMPI process runs every

@@ -12,6 +12,14 @@
 #include <smpi/smpi.h>
 #endif
 
+void pc_shape_words(int ranks, int nodes, int ppn_max, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "%d rank%s on %d node%s", ranks, ranks == 1 ? "" : "s", nodes,
+                     nodes == 1 ? "" : "s");
+    if (nodes > 1 && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, ", at most %d on one", ppn_max);
+}
+
 void pc_log(const char *fmt, ...)
 {
     char line[PC_MSG_LEN + 64];

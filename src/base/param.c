@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 
 int pc_parse_long(const char *s, long lo, long hi, long *out)
 {
@@ -51,6 +52,23 @@ int pc_env_verbose(void)
 {
     const char *s = getenv("PACOLL_VERBOSE");
     return s && pc_parse_bool(s) == 1;
+}
+
+void pc_param_default_text(const pc_param_t *p, char *buf, size_t len)
+{
+    static const char suffix[] = "kMG";
+    double v = p->dflt;
+    if (p->dflt_text)
+        snprintf(buf, len, "%s", p->dflt_text);
+    else if (p->kind == PC_PARAM_CHOICE && v >= 0 && v < p->nchoices)
+        snprintf(buf, len, "%s", p->choices[(int)v]);
+    else if (p->kind == PC_PARAM_SIZE && v >= 1024) {
+        int k = -1;
+        while (k < 2 && fmod(v, 1024) == 0 && v >= 1024)
+            v /= 1024, k++;
+        snprintf(buf, len, "%.0f%.*s", v, k >= 0, k >= 0 ? &suffix[k] : "");
+    } else
+        snprintf(buf, len, "%g", v);
 }
 
 static void choices_list(const pc_param_t *p, char *buf, size_t len)
@@ -112,6 +130,8 @@ int pc_param_read(const pc_param_t *p, double *v, char *err, size_t errlen)
             return 0;
         *v = p->dflt;
         break;
+    case PC_PARAM_TEXT:
+        return 0; /* its reader checks it */
     }
     snprintf(err, errlen, "%s='%s' is not valid: expected %s", p->env, s, what);
     return -1;

@@ -20,6 +20,8 @@ enum pc_param_kind {
     PC_PARAM_CHOICE, /* one of choices[]; the value is its index */
     PC_PARAM_NUMBER, /* a positive real number */
     PC_PARAM_CUSTOM, /* parse() decides */
+    PC_PARAM_TEXT,   /* read and checked by its own code (a name, a list, a path):
+                        described here so that every setting is listed in one place */
 };
 
 /* The channel's eager slots must hold blocks of this parameter's value
@@ -37,7 +39,14 @@ typedef struct pc_param {
     int (*parse)(const char *s, double *v, char *err, size_t errlen);
     unsigned flags;    /* PC_PARAM_SLOT */
     const char *help;  /* one line: what it changes */
+    /* The default as a user reads it, where the number says nothing: one
+     * derived from another setting, or a TEXT setting's ("built in"). */
+    const char *dflt_text;
 } pc_param_t;
+
+/* p's default, as pacoll-info --settings shows it: dflt_text, the choice's
+ * name, or the number (byte counts with k, M or G where exact). */
+void pc_param_default_text(const pc_param_t *p, char *buf, size_t len);
 
 /* The value of p in the environment: 0 and *v (the default when unset), or
  * -1 and a message naming the variable in err. */

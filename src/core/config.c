@@ -96,6 +96,32 @@ static const pc_param_t p_nic = {
     .env = "PACOLL_NIC", .kind = PC_PARAM_CHOICE, .dflt = PC_NIC_AUTO, .choices = nic_names,
     .nchoices = 3, .help = "what the network interface does when more cores push (a rule condition)"};
 
+/* Settings read by their own code below (or by the profiler), described
+ * here so that pacoll-info --settings lists every setting. */
+static const pc_param_t p_forced[PACOLL_NCOLL] = {
+    {.env = "PACOLL_ALLTOALL", .kind = PC_PARAM_TEXT, .dflt_text = "auto",
+     .help = "alltoall's algorithm: auto (the selection rules), native (the MPI library's) or a name"},
+    {.env = "PACOLL_ALLTOALLV", .kind = PC_PARAM_TEXT, .dflt_text = "auto",
+     .help = "alltoallv's algorithm: auto (the selection rules), native (the MPI library's) or a name"},
+    {.env = "PACOLL_ALLGATHER", .kind = PC_PARAM_TEXT, .dflt_text = "auto",
+     .help = "allgather's algorithm: auto (the selection rules), native (the MPI library's) or a name"},
+    {.env = "PACOLL_GATHER", .kind = PC_PARAM_TEXT, .dflt_text = "auto",
+     .help = "gather's algorithm: auto (the selection rules), native (the MPI library's) or a name"},
+};
+static const pc_param_t p_node_size = {
+    .env = "PACOLL_NODE_SIZE", .kind = PC_PARAM_TEXT, .dflt_text = "physical nodes",
+    .help = "k: virtual nodes of k consecutive world ranks; or a list such as 3,1,2 (sizes in turn)"};
+static const pc_param_t p_rules = {
+    .env = "PACOLL_RULES", .kind = PC_PARAM_TEXT, .dflt_text = "built in",
+    .help = "a selection-rules file (pacoll-tune writes one) instead of the built-in rules, entirely"};
+static const pc_param_t p_profile = {
+    .env = "PACOLL_PROFILE", .kind = PC_PARAM_TEXT, .dflt_text = "off",
+    .help = "file: the arrival profiler's JSON, and a summary at MPI_Finalize"};
+
+static const pc_param_t *const text_params[] = {&p_forced[0], &p_forced[1], &p_forced[2],
+                                                &p_forced[3], &p_node_size, &p_rules, &p_profile,
+                                                NULL};
+
 static const pc_param_t *const shared_params[] = {
     &p_ports, &p_stripe, &p_timeout, &p_stats, &p_verbose, &p_trace, &p_regcache, &p_transport,
     &p_sim_put, &p_sim_tested, &p_sim_copy_bw, &p_sim_fair, &p_sim_shm_lat,
@@ -127,7 +153,7 @@ static double read_param(pc_config_t *cfg, const pc_param_t *p)
 
 static void read_node_pattern(pc_config_t *cfg)
 {
-    const char *s = getenv("PACOLL_NODE_SIZE");
+    const char *s = getenv(p_node_size.env);
     if (!s)
         return;
     char buf[512];
@@ -137,32 +163,31 @@ static void read_node_pattern(pc_config_t *cfg)
         long v;
         if (n == PC_MAX_NODE_PATTERN || pc_parse_long(tok, 1, 1L << 24, &v) != 0) {
             set_error(cfg,
-                      "PACOLL_NODE_SIZE='%s' is not valid: expected k (ranks per virtual node, k >= 1) "
+                      "%s='%s' is not valid: expected k (ranks per virtual node, k >= 1) "
                       "or a list of at most %d sizes such as 3,1,2",
-                      s, PC_MAX_NODE_PATTERN);
+                      p_node_size.env, s, PC_MAX_NODE_PATTERN);
             return;
         }
         cfg->node_pattern[n++] = (int)v;
     }
     if (n == 0)
-        set_error(cfg, "PACOLL_NODE_SIZE is empty: expected k or a list such as 3,1,2");
+        set_error(cfg, "%s is empty: expected k or a list such as 3,1,2", p_node_size.env);
     cfg->node_pattern_len = n;
 }
 
 static void read_forced(pc_config_t *cfg)
 {
-    static const char *const vars[PACOLL_NCOLL] = {"PACOLL_ALLTOALL", "PACOLL_ALLTOALLV",
-                                                   "PACOLL_ALLGATHER", "PACOLL_GATHER"};
     for (int c = 0; c < PACOLL_NCOLL; c++) {
+        const char *var = p_forced[c].env;
         cfg->forced[c] = -1;
-        const char *s = getenv(vars[c]);
+        const char *s = getenv(var);
         if (!s || !*s || !strcmp(s, "auto"))
             continue;
         int idx = pc_registry_find((pacoll_coll_t)c, s);
         if (idx < 0) {
             char names[PC_MSG_LEN / 2];
             pc_registry_names((pacoll_coll_t)c, names, sizeof names);
-            set_error(cfg, "%s='%s' is not an algorithm for %s; valid: auto, %s", vars[c], s,
+            set_error(cfg, "%s='%s' is not an algorithm for %s; valid: auto, %s", var, s,
                       pacoll_coll_name((pacoll_coll_t)c), names);
             continue;
         }
@@ -192,6 +217,8 @@ static void each_algo_param(void (*fn)(const pc_param_t *p, const char *owner, v
 
 void pc_params_each(void (*fn)(const pc_param_t *p, const char *owner, void *arg), void *arg)
 {
+    for (const pc_param_t *const *p = text_params; *p; p++)
+        fn(*p, NULL, arg);
     for (const pc_param_t *const *p = shared_params; *p; p++)
         fn(*p, NULL, arg);
     each_algo_param(fn, arg);
@@ -234,7 +261,7 @@ void pc_config_read(pc_config_t *cfg)
     cfg->nic = (int)read_param(cfg, &p_nic);
     ch->slot_want = ch->eager_bytes;
     each_algo_param(read_algo_param, cfg);
-    const char *rules = getenv("PACOLL_RULES");
+    const char *rules = getenv(p_rules.env);
     if (rules)
         snprintf(cfg->rules_path, sizeof cfg->rules_path, "%s", rules);
 }

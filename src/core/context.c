@@ -164,16 +164,51 @@ int pc_context_first_reason(pc_context_t *ctx, const char *reason)
 
 enum { PC_EXTRA_STATS = 8 };
 
+/* The opening line: per collective, the calls pacoll's own algorithms
+ * ran and those it gave to the MPI library (calls are counted on every
+ * rank of the communicator). */
+static void print_share(const uint64_t *sum)
+{
+    char line[PC_MSG_LEN] = "pacoll-stats:";
+    size_t u = strlen(line);
+    int any = 0;
+    for (int c = 0; c < PACOLL_NCOLL; c++) {
+        uint64_t own = 0, all = 0;
+        for (int i = 0; i < pc_registry_count(); i++) {
+            const pacoll_algo_t *a = pc_registry_get(i);
+            if ((int)a->coll != c)
+                continue;
+            all += sum[PC_STAT_FIELDS * i];
+            own += a->run ? sum[PC_STAT_FIELDS * i] : 0;
+        }
+        if (!all || u >= sizeof line)
+            continue;
+        u += (size_t)snprintf(line + u, sizeof line - u,
+                              "%s %s %llu of %llu call%s by pacoll (%llu to the MPI library)",
+                              any ? "," : "", pacoll_coll_name((pacoll_coll_t)c),
+                              (unsigned long long)own, (unsigned long long)all,
+                              all == 1 ? "" : "s", (unsigned long long)(all - own));
+        any = 1;
+    }
+    if (!any)
+        snprintf(line + u, sizeof line - u, " no alltoall, alltoallv, allgather or gather call");
+    else if (u < sizeof line)
+        snprintf(line + u, sizeof line - u, "; a call on P ranks counts P times");
+    printf("%s\n", line);
+}
+
 static void print_stats(const uint64_t *sum)
 {
+    print_share(sum);
     for (int i = 0; i < pc_registry_count(); i++) {
         const pacoll_algo_t *a = pc_registry_get(i);
         const uint64_t *f = sum + PC_STAT_FIELDS * i;
         if (f[0] == 0)
             continue;
         /* calls are summed over ranks, so x / calls is per rank and call */
-        printf("pacoll-stats: %s %s calls=%llu bytes=%llu adverts=%llu registrations=%llu "
-               "attaches=%llu per_call: adverts=%.2f registrations=%.2f attaches=%.2f\n",
+        printf("pacoll-stats: %s %s calls=%llu bytes=%llu address_exchanges=%llu "
+               "buffers_exposed=%llu buffers_attached=%llu address_exchanges_per_call=%.2f "
+               "buffers_exposed_per_call=%.2f buffers_attached_per_call=%.2f\n",
                pacoll_coll_name(a->coll), a->name, (unsigned long long)f[0],
                (unsigned long long)f[1], (unsigned long long)f[2], (unsigned long long)f[3],
                (unsigned long long)f[4], (double)f[2] / (double)f[0], (double)f[3] / (double)f[0],
@@ -181,7 +216,7 @@ static void print_stats(const uint64_t *sum)
     }
     const uint64_t *x = sum + PC_STAT_FIELDS * PC_MAX_ALGOS;
     printf("pacoll-stats: regcache hits=%llu misses=%llu attached_bytes=%llu evictions=%llu "
-           "advertisements=%llu zero_copy_bytes=%llu eager_bytes=%llu shared_copy_bytes=%llu\n",
+           "address_exchanges=%llu zero_copy_bytes=%llu eager_bytes=%llu shared_copy_bytes=%llu\n",
            (unsigned long long)x[0], (unsigned long long)x[1], (unsigned long long)x[2],
            (unsigned long long)x[3], (unsigned long long)x[4], (unsigned long long)x[5],
            (unsigned long long)x[6], (unsigned long long)x[7]);

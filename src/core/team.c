@@ -203,7 +203,7 @@ int pc_team_ready(pacoll_team_t *t)
     t->ready = 1;
     char tr[16];
     if (t->cfg.chan.verbose && t->rank == 0)
-        pc_log("team of %d ranks: channel made, transport %s", t->size,
+        pc_log("team of %d rank%s: channel made, transport %s", t->size, t->size == 1 ? "" : "s",
                pc_chan_describe(&t->chan, tr, sizeof tr));
     return MPI_SUCCESS;
 }
@@ -356,9 +356,11 @@ pacoll_team_t *pc_team_open(MPI_Comm comm, int *err)
         return NULL;
     }
     pc_context_add_team(ctx, t);
-    if (t->cfg.chan.verbose && t->rank == 0)
-        pc_log("team: %d ranks, %d nodes (largest %d), %d on this host", t->size, t->nnodes,
-               t->ppn_max, t->host_size);
+    if (t->cfg.chan.verbose && t->rank == 0) {
+        char shape[120];
+        pc_shape_words(t->size, t->nnodes, t->ppn_max, shape, sizeof shape);
+        pc_log("team: %s, %d on this host", shape, t->host_size);
+    }
     return t;
 }
 

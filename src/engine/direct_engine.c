@@ -32,6 +32,7 @@ const pc_param_t pc_param_pap_threshold = {
     .hi = 0x1p63,
     .flags = PC_PARAM_SLOT,
     .help = "pap_*: largest block sent copy-based (the slots are sized for it); default PACOLL_EAGER",
+    .dflt_text = "PACOLL_EAGER",
 };
 
 /* pap_direct: how long the next peer in Direct order is waited for before
@@ -44,6 +45,7 @@ const pc_param_t pc_param_pap_grace = {
     .hi = 0x1p30,
     .help = "pap_*: microseconds the next peer in Direct order is waited for before it is "
             "skipped, and the loop holds its flush while idle (default: 2 modelled latencies)",
+    .dflt_text = "2 modelled latencies",
 };
 
 const pc_param_t *const pc_direct_params[] = {&pc_param_direct_order, NULL};

@@ -49,6 +49,7 @@ const pc_param_t pc_param_leader_alg = {
     .dflt = LEADER_DIRECT,
     .parse = parse_leader_alg,
     .help = "the alltoall(v) the leaders / lanes run among themselves: direct, auto or a name",
+    .dflt_text = "direct",
 };
 
 /* The registry index the inner phase of coll runs: a name only one

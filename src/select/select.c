@@ -143,6 +143,14 @@ const char *pc_rules_builtin(void) { return pacoll_default_rules_json; }
 int pc_rules_count(const pc_rules_t *rs) { return rs ? rs->n : 0; }
 const char *pc_rules_origin(const pc_rules_t *rs) { return rs ? rs->origin : "(none)"; }
 
+void pc_rules_source(const pc_rules_t *rs, char *buf, size_t len)
+{
+    if (!rs || !strcmp(rs->origin, "(built in)"))
+        snprintf(buf, len, "the built-in selection rules");
+    else
+        snprintf(buf, len, "the selection rules in %s", rs->origin);
+}
+
 void pc_rules_rule(const pc_rules_t *rs, int i, int *algo, int *number, int *line)
 {
     *algo = rs->rule[i].algo, *number = rs->rule[i].index, *line = rs->rule[i].line;
@@ -379,12 +387,16 @@ int pc_select_why(pacoll_team_t *t, pacoll_coll_t coll, size_t m, pc_agree_bytes
         else
             mm = (double)(m = agree(t, call));
     }
-    if (why && i == PC_PICK_NONE)
-        snprintf(why, len, "no rule matched: the MPI library (rules %s)", rs->origin);
-    else if (why)
-        snprintf(why, len, "rule %d, line %d of the selection rules %s%s", rs->rule[i].index,
-                 rs->rule[i].line, rs->origin,
-                 rs->rule[i].algo == PC_ALGO_MODEL ? ": the cost models" : "");
+    if (why) {
+        char from[300];
+        pc_rules_source(rs, from, sizeof from);
+        if (i == PC_PICK_NONE)
+            snprintf(why, len, "since no rule of %s matches", from);
+        else
+            snprintf(why, len, "%s rule %d at line %d of %s",
+                     rs->rule[i].algo == PC_ALGO_MODEL ? "by the cost models, as asked by" : "by",
+                     rs->rule[i].index, rs->rule[i].line, from);
+    }
     t->pick[coll].m = m, t->pick[coll].idx = idx, t->pick[coll].any_m = agree && mm < 0;
     return idx;
 }

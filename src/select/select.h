@@ -35,6 +35,9 @@ void pc_rules_free(pc_rules_t *rs);
 const char *pc_rules_builtin(void);
 int pc_rules_count(const pc_rules_t *rs);
 const char *pc_rules_origin(const pc_rules_t *rs);
+/* "the built-in selection rules" or "the selection rules in FILE": how
+ * PACOLL_VERBOSE and pacoll-info name them. */
+void pc_rules_source(const pc_rules_t *rs, char *buf, size_t len);
 
 /* pc_rules_pick's answers besides a rule's position. */
 #define PC_PICK_NONE (-1)       /* no rule matches: the MPI library */
@@ -84,7 +87,8 @@ typedef size_t (*pc_agree_bytes_fn)(pacoll_team_t *t, const void *call);
 /* The registry index chosen for a call of coll with m bytes per block.
  * With agree (alltoallv), m is unknown until a rule asks: agree(t, call)
  * then gives it.  why, if not NULL, says which rule chose, or that none
- * did. */
+ * did, as the end of a sentence ("by rule 3 at line 6 of the built-in
+ * selection rules", "since no rule of ... matches"). */
 int pc_select_why(pacoll_team_t *t, pacoll_coll_t coll, size_t m, pc_agree_bytes_fn agree,
                   const void *call, char *why, size_t len);
 /* The same without agreement (m as given) or explanation. */

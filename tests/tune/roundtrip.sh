@@ -23,6 +23,12 @@ rc=$?
 cat "$dir/check.txt"
 [ $rc -eq 0 ] || fail "--check exited with $rc"
 grep -q "0 where auto ran another algorithm" "$dir/check.txt" || fail "auto ran another algorithm"
+# the two kinds of point below the floor are told apart, and the ratio is named
+grep -q "^coll .* native/auto .* verdict$" "$dir/check.txt" || fail "no native/auto column"
+grep -Eq "where pacoll's rule lost \(native/auto < 0.97\), [0-9]+ passed through to the MPI library below" \
+    "$dir/check.txt" || fail "--check does not separate losses from pass-through"
+grep -Eq " (ok|pass-through, within noise|pacoll's rule lost)$" "$dir/check.txt" || fail "no verdicts"
+! grep -q " slower$" "$dir/check.txt" || fail "a verdict says slower"
 "$tune" --quiet --from "$dir/measured.json" --out "$dir/again.json" --compare "$dir/rules.json" \
     --floor 0.01 || fail "the saved measurements do not give the same rules"
 echo "tune-roundtrip: PASS"

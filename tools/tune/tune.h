@@ -39,7 +39,8 @@ typedef struct tune_obs {
 typedef struct tune_set {
     tune_obs_t *obs;
     int n, cap;
-    char **src; /* where each measurement came from */
+    char **src;  /* where each measurement came from */
+    char **kind; /* per src: "simulated platform HOST" or "measured on HOST" */
     int nsrc;
 } tune_set_t;
 
@@ -54,7 +55,8 @@ typedef struct tune_prov {
     double margin;
 } tune_prov_t;
 
-/* tune_read.c: adds a file's measurements; 0, or -1 with err set. */
+/* tune_read.c: adds a file's measurements, or every *.json file of a
+ * directory's (in name order); 0, or -1 with err set. */
 int tune_read_file(tune_set_t *s, const char *path, char *err, size_t errlen);
 
 /* tune_rules.c */

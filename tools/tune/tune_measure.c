@@ -91,6 +91,14 @@ int tune_measure(MPI_Comm comm, const tune_opts_t *o, tune_set_t *s, char (*ran)
         return rc;
     int nic = t->nnodes > 1 ? pc_nic_measure(t) : -1; /* one node: no rule asks */
     int src = tune_add_src(s, o->check ? "live check" : "live");
+    if (src >= 0) {
+        char host[MPI_MAX_PROCESSOR_NAME + 1], kind[MPI_MAX_PROCESSOR_NAME + 40];
+        int len = 0;
+        MPI_Get_processor_name(host, &len);
+        snprintf(kind, sizeof kind, "%s %s", PACOLL_UNDER_SMPI ? "simulated platform" : "measured on",
+                 host);
+        s->kind[src] = strdup(kind);
+    }
     bufs_t b = {0};
     size_t most = o->max_size * (size_t)P;
     b.s = malloc(most ? most : 1), b.r = malloc(most ? most : 1);

@@ -1,7 +1,9 @@
 /* Measurements from files: see tune.h. */
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pacoll.h"
 #include "base/internal.h"
@@ -31,15 +33,21 @@ int tune_add_src(tune_set_t *s, const char *what)
     if (!v)
         return -1;
     s->src = v;
+    char **k = realloc(s->kind, (size_t)(s->nsrc + 1) * sizeof *k);
+    if (!k)
+        return -1;
+    s->kind = k;
     s->src[s->nsrc] = strdup(what);
+    s->kind[s->nsrc] = NULL;
     return s->nsrc++;
 }
 
 void tune_set_free(tune_set_t *s)
 {
     for (int i = 0; i < s->nsrc; i++)
-        free(s->src[i]);
+        free(s->src[i]), free(s->kind[i]);
     free(s->src);
+    free(s->kind);
     free(s->obs);
     memset(s, 0, sizeof *s);
 }
@@ -137,8 +145,60 @@ static int read_tune(tune_set_t *s, const pc_json_t *root, int src, char *err, s
     return 0;
 }
 
+/* Where a file's measurements were taken, for the rules' comments: a
+ * simulated platform (SMPI) or a real machine. */
+static void set_kind(tune_set_t *s, int src, const pc_json_t *root)
+{
+    const pc_json_t *mpi = pc_json_get(root, "mpi");
+    const char *engine = mpi && mpi->type == PC_JOBJ ? str(mpi, "engine") : NULL;
+    const char *lib = mpi && mpi->type == PC_JSTR ? mpi->str : NULL;
+    const char *host = str(root, "host") ? str(root, "host") : "?";
+    int sim = (engine && !strcmp(engine, "smpi")) || (lib && strstr(lib, "SMPI"));
+    char buf[200];
+    snprintf(buf, sizeof buf, "%s %s", sim ? "simulated platform" : "measured on", host);
+    s->kind[src] = strdup(buf);
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+    return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int json_name(const struct dirent *d)
+{
+    size_t n = strlen(d->d_name);
+    return d->d_name[0] != '.' && n > 5 && !strcmp(d->d_name + n - 5, ".json");
+}
+
+/* A directory: every *.json file in it, in name order. */
+static int read_dir(tune_set_t *s, const char *path, char *err, size_t errlen)
+{
+    struct dirent **list;
+    int n = scandir(path, &list, json_name, by_name), rc = 0;
+    if (n < 0) {
+        snprintf(err, errlen, "%s: cannot be read", path);
+        return -1;
+    }
+    if (n == 0) {
+        snprintf(err, errlen, "%s: no *.json measurements in it", path);
+        rc = -1;
+    }
+    for (int i = 0; i < n; i++) {
+        char file[4096];
+        snprintf(file, sizeof file, "%s/%s", path, list[i]->d_name);
+        if (!rc)
+            rc = tune_read_file(s, file, err, errlen);
+        free(list[i]);
+    }
+    free(list);
+    return rc;
+}
+
 int tune_read_file(tune_set_t *s, const char *path, char *err, size_t errlen)
 {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return read_dir(s, path, err, errlen);
     char *text = pc_file_read(path), why[200];
     if (!text) {
         snprintf(err, errlen, "%s: cannot be read", path);
@@ -152,6 +212,8 @@ int tune_read_file(tune_set_t *s, const char *path, char *err, size_t errlen)
     }
     const char *schema = str(root, "schema");
     int src = tune_add_src(s, path), rc;
+    if (src >= 0)
+        set_kind(s, src, root);
     if (schema && !strcmp(schema, "pacoll-bench/1"))
         rc = read_bench(s, root, src, why, sizeof why);
     else if (schema && !strcmp(schema, "pacoll-tune/1"))

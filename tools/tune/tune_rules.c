@@ -93,8 +93,41 @@ static void judge(tune_obs_t **o, int n, double margin, verdict_t *v)
     }
 }
 
+/* Where a group's measurements were taken: "simulated platform
+ * modern_16x64", "measured on vm"; the hosts of one kind together
+ * ("simulated platforms a, b"), each once, in the order met. */
+static void origins(const tune_set_t *s, tune_obs_t *const *o, int n, char *buf, size_t len)
+{
+    static const char *const kinds[] = {"simulated platform ", "measured on "};
+    buf[0] = '\0';
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        char hosts[400] = "";
+        int nh = 0;
+        for (int i = 0; i < n; i++) {
+            const char *w = o[i]->src >= 0 && o[i]->src < s->nsrc ? s->kind[o[i]->src] : NULL;
+            size_t kl = strlen(kinds[k]);
+            if (!w || strncmp(w, kinds[k], kl))
+                continue;
+            char item[200];
+            snprintf(item, sizeof item, ", %s,", w + kl);
+            char seen[404];
+            snprintf(seen, sizeof seen, ", %s,", hosts);
+            if (strstr(seen, item))
+                continue;
+            size_t u = strlen(hosts);
+            snprintf(hosts + u, sizeof hosts - u, "%s%s", u ? ", " : "", w + kl);
+            nh++;
+        }
+        if (!nh)
+            continue;
+        size_t u = strlen(buf);
+        snprintf(buf + u, len - u, "%s%.*s%s %s", u ? "; " : "", (int)strlen(kinds[k]) - 1,
+                 kinds[k], nh > 1 && k == 0 ? "s" : "", hosts);
+    }
+}
+
 static void put_rule(FILE *f, int *nrules, const tune_obs_t *g, const char *algo, double lo,
-                     double hi, int bytes, double mn, double gm, int pairs)
+                     double hi, int bytes, double mn, double gm, int pairs, const char *from)
 {
     fprintf(f, "%s\n    {\"coll\": \"%s\", \"algo\": \"%s\"", *nrules ? "," : "",
             pacoll_coll_name((pacoll_coll_t)g->coll), algo);
@@ -105,8 +138,14 @@ static void put_rule(FILE *f, int *nrules, const tune_obs_t *g, const char *algo
             g->ranks, g->ranks, g->nodes, g->nodes, g->ppn, g->ppn);
     if (g->nic >= 0 && g->nodes > 1)
         fprintf(f, ", \"nic\": \"%s\"", pc_nic_name(g->nic));
-    fprintf(f, ", \"comment\": \"native time / %s: %.2f at worst, %.2f geomean, %d pairs\"}",
+    fprintf(f, ", \"comment\": \"native time / %s: %.2f at worst, %.2f geomean, %d pairs",
             algo, mn, gm, pairs);
+    if (*from) {
+        fputs("; ", f);
+        for (const char *c = from; *c; c++) /* a host name is the only text from outside */
+            fputc(*c == '"' || *c == '\\' || (unsigned char)*c < 0x20 ? '_' : *c, f);
+    }
+    fputs("\"}", f);
     ++*nrules;
 }
 
@@ -166,6 +205,8 @@ int tune_write_rules(FILE *f, const tune_set_t *s, const tune_prov_t *p)
         for (g1 = g0 + 1; g1 < s->n && !group_cmp(o[g0], o[g1]); g1++)
             ;
         const tune_obs_t *g = o[g0];
+        char from[512];
+        origins(s, o + g0, g1 - g0, from, sizeof from);
         if (g->coll == PACOLL_ALLTOALLV) {
             /* One choice for the sizes measured, up to the largest: not
              * beyond it, where nothing showed that it wins (a logarithmic
@@ -174,7 +215,8 @@ int tune_write_rules(FILE *f, const tune_set_t *s, const tune_prov_t *p)
             verdict_t w;
             judge(o + g0, g1 - g0, p->margin, &w);
             if (w.name[0])
-                put_rule(f, &nrules, g, w.name, 0, o[g1 - 1]->bytes, 1, w.min, w.gm, w.pairs);
+                put_rule(f, &nrules, g, w.name, 0, o[g1 - 1]->bytes, 1, w.min, w.gm, w.pairs,
+                         from);
             continue;
         }
         /* sizes: [first obs of each size] */
@@ -201,7 +243,7 @@ int tune_write_rules(FILE *f, const tune_set_t *s, const tune_prov_t *p)
             double lo = o[start[i]]->bytes;
             double hi = j + 1 < ns && v[j + 1].name[0] ? o[start[j + 1]]->bytes - 1
                                                         : o[start[j]]->bytes;
-            put_rule(f, &nrules, g, v[i].name, lo, hi, 1, mn, exp(lg / pairs), pairs);
+            put_rule(f, &nrules, g, v[i].name, lo, hi, 1, mn, exp(lg / pairs), pairs, from);
         }
     }
     fputs("\n  ]\n}\n", f);

@@ -288,7 +288,8 @@ static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
      * the rules never give pacoll this shape, it waits for an algorithm
      * named at a call or on the communicator, which every rank names alike. */
     if (!t->ready && t->may_run && (rc = pc_team_ready(t)) != MPI_SUCCESS)
-        return pc_raise(c->comm, rc, 1, "%s: pacoll could not set up its channel on the communicator",
+        return pc_raise(c->comm, rc, 1,
+                        "%s: pacoll could not set up its channel on the communicator",
                         c->where);
     if (pc_verdict_begin(t) != MPI_SUCCESS)
         return lost(c, t, MPI_ERR_OTHER);
@@ -304,7 +305,8 @@ static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
     /* an algorithm named at the call or on the communicator, where the rules
      * never run pacoll: named alike on every rank, so made together */
     if (a->run && !t->ready && (rc = pc_team_ready(t)) != MPI_SUCCESS)
-        return pc_raise(c->comm, rc, 1, "%s: pacoll could not set up its channel on the communicator",
+        return pc_raise(c->comm, rc, 1,
+                        "%s: pacoll could not set up its channel on the communicator",
                         c->where);
     if (a->run && !pc_algo_can_run(t, a, &why)) {
         say_once(t, "%s: handed to the MPI library: %s", pacoll_coll_name(c->coll), why);
@@ -365,7 +367,8 @@ static int profiled_dispatch(const pc_mpi_call_t *c, const char *site, const voi
  * every member of the call: a partial initializer makes the compiler clear
  * the whole struct first, a measurable part of a call handed to the MPI
  * library (docs/TUNE.md, "The per-call cost"). */
-int pc_api_alltoall(const void *ra, const char *where, const char *algo, const void *sendbuf, int sendcount,
+int pc_api_alltoall(const void *ra, const char *where, const char *algo, const void *sendbuf,
+                    int sendcount,
                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                     MPI_Comm comm)
 {
@@ -373,7 +376,8 @@ int pc_api_alltoall(const void *ra, const char *where, const char *algo, const v
         pc_api_plain(comm, PACOLL_ALLTOALL, sendbuf, sendcount, sendtype, recvcount, recvtype, 0))
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                              comm);
-    pc_mpi_call_t c = {.coll = PACOLL_ALLTOALL, .where = where, .sendbuf = sendbuf, .sendcount = sendcount,
+    pc_mpi_call_t c = {.coll = PACOLL_ALLTOALL, .where = where, .sendbuf = sendbuf,
+                       .sendcount = sendcount,
                        .sendcounts = NULL, .sdispls = NULL, .sendtype = sendtype,
                        .recvbuf = recvbuf, .recvcount = recvcount, .recvcounts = NULL,
                        .rdispls = NULL, .recvtype = recvtype, .root = 0, .comm = comm};
@@ -396,7 +400,8 @@ int pc_api_alltoallv(const void *ra, const char *where, const char *algo, const 
     return profiled_dispatch(&c, algo, ra);
 }
 
-int pc_api_allgather(const void *ra, const char *where, const char *algo, const void *sendbuf, int sendcount,
+int pc_api_allgather(const void *ra, const char *where, const char *algo, const void *sendbuf,
+                     int sendcount,
                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                      MPI_Comm comm)
 {
@@ -404,14 +409,16 @@ int pc_api_allgather(const void *ra, const char *where, const char *algo, const 
         pc_api_plain(comm, PACOLL_ALLGATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, 0))
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                               comm);
-    pc_mpi_call_t c = {.coll = PACOLL_ALLGATHER, .where = where, .sendbuf = sendbuf, .sendcount = sendcount,
+    pc_mpi_call_t c = {.coll = PACOLL_ALLGATHER, .where = where, .sendbuf = sendbuf,
+                       .sendcount = sendcount,
                        .sendcounts = NULL, .sdispls = NULL, .sendtype = sendtype,
                        .recvbuf = recvbuf, .recvcount = recvcount, .recvcounts = NULL,
                        .rdispls = NULL, .recvtype = recvtype, .root = 0, .comm = comm};
     return profiled_dispatch(&c, algo, ra);
 }
 
-int pc_api_gather(const void *ra, const char *where, const char *algo, const void *sendbuf, int sendcount,
+int pc_api_gather(const void *ra, const char *where, const char *algo, const void *sendbuf,
+                  int sendcount,
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm)
 {
@@ -419,7 +426,8 @@ int pc_api_gather(const void *ra, const char *where, const char *algo, const voi
         pc_api_plain(comm, PACOLL_GATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, root))
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                            root, comm);
-    pc_mpi_call_t c = {.coll = PACOLL_GATHER, .where = where, .sendbuf = sendbuf, .sendcount = sendcount,
+    pc_mpi_call_t c = {.coll = PACOLL_GATHER, .where = where, .sendbuf = sendbuf,
+                       .sendcount = sendcount,
                        .sendcounts = NULL, .sdispls = NULL, .sendtype = sendtype,
                        .recvbuf = recvbuf, .recvcount = recvcount, .recvcounts = NULL,
                        .rdispls = NULL, .recvtype = recvtype, .root = root, .comm = comm};
@@ -432,7 +440,8 @@ PC_EXPORT int pacoll_alltoall_alg(const char *algo, const void *sendbuf, int sen
                                   MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                   MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return pc_api_alltoall(PC_CALLER, "pacoll_alltoall_alg", algo, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    return pc_api_alltoall(PC_CALLER, "pacoll_alltoall_alg", algo, sendbuf, sendcount, sendtype,
+                           recvbuf, recvcount,
                            recvtype, comm);
 }
 
@@ -441,7 +450,8 @@ PC_EXPORT int pacoll_alltoallv_alg(const char *algo, const void *sendbuf, const 
                                    const int recvcounts[], const int rdispls[],
                                    MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return pc_api_alltoallv(PC_CALLER, "pacoll_alltoallv_alg", algo, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+    return pc_api_alltoallv(PC_CALLER, "pacoll_alltoallv_alg", algo, sendbuf, sendcounts, sdispls,
+                            sendtype, recvbuf,
                             recvcounts, rdispls, recvtype, comm);
 }
 
@@ -449,7 +459,8 @@ PC_EXPORT int pacoll_allgather_alg(const char *algo, const void *sendbuf, int se
                                    MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                    MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return pc_api_allgather(PC_CALLER, "pacoll_allgather_alg", algo, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    return pc_api_allgather(PC_CALLER, "pacoll_allgather_alg", algo, sendbuf, sendcount, sendtype,
+                            recvbuf, recvcount,
                             recvtype, comm);
 }
 
@@ -457,14 +468,16 @@ PC_EXPORT int pacoll_gather_alg(const char *algo, const void *sendbuf, int sendc
                                 MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                 MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return pc_api_gather(PC_CALLER, "pacoll_gather_alg", algo, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    return pc_api_gather(PC_CALLER, "pacoll_gather_alg", algo, sendbuf, sendcount, sendtype,
+                         recvbuf, recvcount,
                          recvtype, root, comm);
 }
 
 PC_EXPORT int pacoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return pc_api_alltoall(PC_CALLER, "pacoll_alltoall", NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    return pc_api_alltoall(PC_CALLER, "pacoll_alltoall", NULL, sendbuf, sendcount, sendtype,
+                           recvbuf, recvcount,
                            recvtype, comm);
 }
 
@@ -472,14 +485,16 @@ PC_EXPORT int pacoll_alltoallv(const void *sendbuf, const int sendcounts[], cons
                                MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return pc_api_alltoallv(PC_CALLER, "pacoll_alltoallv", NULL, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+    return pc_api_alltoallv(PC_CALLER, "pacoll_alltoallv", NULL, sendbuf, sendcounts, sdispls,
+                            sendtype, recvbuf,
                             recvcounts, rdispls, recvtype, comm);
 }
 
 PC_EXPORT int pacoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return pc_api_allgather(PC_CALLER, "pacoll_allgather", NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    return pc_api_allgather(PC_CALLER, "pacoll_allgather", NULL, sendbuf, sendcount, sendtype,
+                            recvbuf, recvcount,
                             recvtype, comm);
 }
 
@@ -487,7 +502,8 @@ PC_EXPORT int pacoll_gather(const void *sendbuf, int sendcount, MPI_Datatype sen
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                             MPI_Comm comm)
 {
-    return pc_api_gather(PC_CALLER, "pacoll_gather", NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    return pc_api_gather(PC_CALLER, "pacoll_gather", NULL, sendbuf, sendcount, sendtype, recvbuf,
+                         recvcount,
                          recvtype, root, comm);
 }
 

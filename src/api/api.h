@@ -137,17 +137,20 @@ static inline pacoll_team_t *pc_api_plain(MPI_Comm comm, pacoll_coll_t coll,
  * and the name of the call the user made, for messages (a string literal:
  * "MPI_Alltoall", "MPI_ALLTOALL" from Fortran, "pacoll_alltoall"):
  * pacoll_* and the interposition wrappers (C and Fortran) call these. */
-int pc_api_alltoall(const void *ra, const char *where, const char *algo, const void *sendbuf, int sendcount,
+int pc_api_alltoall(const void *ra, const char *where, const char *algo, const void *sendbuf,
+                    int sendcount,
                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                     MPI_Comm comm);
 int pc_api_alltoallv(const void *ra, const char *where, const char *algo, const void *sendbuf,
                      const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                      void *recvbuf, const int recvcounts[], const int rdispls[],
                      MPI_Datatype recvtype, MPI_Comm comm);
-int pc_api_allgather(const void *ra, const char *where, const char *algo, const void *sendbuf, int sendcount,
+int pc_api_allgather(const void *ra, const char *where, const char *algo, const void *sendbuf,
+                     int sendcount,
                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                      MPI_Comm comm);
-int pc_api_gather(const void *ra, const char *where, const char *algo, const void *sendbuf, int sendcount,
+int pc_api_gather(const void *ra, const char *where, const char *algo, const void *sendbuf,
+                  int sendcount,
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm);
 

@@ -41,7 +41,8 @@ int pc_mpi_running(int *major, int *minor, char *name, size_t len)
         const char *p = strstr(v, " v");
         if (p && sscanf(p + 2, "%d.%d", &a, &b) != 2)
             a = b = 0;
-    } else if (!strncmp(v, "MPICH", 5) || !strncmp(v, "MVAPICH", 7) || !strncmp(v, "Intel(R) MPI", 12)) {
+    } else if (!strncmp(v, "MPICH", 5) || !strncmp(v, "MVAPICH", 7) ||
+               !strncmp(v, "Intel(R) MPI", 12)) {
         family = PC_MPI_MPICH; /* the MPICH ABI */
     }
     if (major)
@@ -50,8 +51,11 @@ int pc_mpi_running(int *major, int *minor, char *name, size_t len)
         *minor = b;
     if (name && len) { /* the first line (Open MPI's up to its first comma), tabs as spaces */
         size_t i = 0;
-        for (; v[i] && v[i] != '\n' && !(family == PC_MPI_OPENMPI && v[i] == ',') && i + 1 < len; i++)
+        for (; v[i] && v[i] != '\n' && i + 1 < len; i++) {
+            if (family == PC_MPI_OPENMPI && v[i] == ',')
+                break;
             name[i] = isspace((unsigned char)v[i]) ? ' ' : v[i];
+        }
         name[i] = '\0';
     }
     return family;

@@ -147,11 +147,14 @@ static void read_node_pattern(pc_config_t *cfg)
         size_t len = end ? (size_t)(end - f) : strlen(f);
         char field[24];
         long v;
+        if (len > 0 && len < sizeof field)
+            memcpy(field, f, len), field[len] = '\0';
         if (n == PC_MAX_NODE_PATTERN || len == 0 || len >= sizeof field ||
-            (memcpy(field, f, len), field[len] = '\0', pc_parse_long(field, 1, 1L << 24, &v)) != 0) {
+            pc_parse_long(field, 1, 1L << 24, &v) != 0) {
             set_error(cfg,
                       "PACOLL_NODE_SIZE='%s' is not valid: expected k (ranks per virtual node, k >= 1) "
-                      "or a list of at most %d such sizes separated by single commas, such as 3,1,2",
+                      "or a list of at most %d such sizes separated by single commas, such as "
+                      "3,1,2",
                       s, PC_MAX_NODE_PATTERN);
             cfg->node_pattern_len = 0;
             return;
@@ -353,7 +356,8 @@ void pc_config_warn_unknown(void)
             fprintf(stderr, "pacoll: %s is not a pacoll setting; did you mean %s?\n", name,
                     q.closest);
         else
-            fprintf(stderr, "pacoll: %s is not a pacoll setting (README.md, \"Environment\", lists them)\n",
+            fprintf(stderr,
+                    "pacoll: %s is not a pacoll setting (README.md, \"Environment\", lists them)\n",
                     name);
     }
     fflush(stderr);

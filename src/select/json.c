@@ -97,7 +97,7 @@ static char *parse_string_raw(parser_t *p)
                     return fail(p, "\\u needs four hex digits"), NULL;
                 }
                 p->s += 4;
-                if (u == 0) { /* a C string would end there: "alltoall\u0000x" must not read as alltoall */
+                if (u == 0) { /* a C string ends there: "alltoall\u0000x" is not alltoall */
                     free(out);
                     return fail(p, "\\u0000 (NUL) is not allowed in a string"), NULL;
                 }

@@ -102,7 +102,7 @@ static int lost(const pc_mpi_call_t *c, pacoll_team_t *t, int code)
     return pc_raise(c->comm, code, !v->lost_told++,
                     "%s: pacoll's collective state of this communicator is lost: %s; this and "
                     "later pacoll collectives on it fail (docs/CHECKS.md)",
-                    pacoll_coll_name(c->coll), v->why);
+                    c->where, v->why);
 }
 
 /* This rank rejects the call: the others are told (verdict.h), then the
@@ -119,8 +119,8 @@ static int unknown_algo(const pc_mpi_call_t *c, const char *name, pc_check_t *ck
     pc_registry_names(c->coll, names, sizeof names);
     ck->code = MPI_ERR_ARG;
     ck->always = 1;
-    snprintf(ck->msg, sizeof ck->msg, "'%s' is not an algorithm for %s; valid: %s", name,
-             pacoll_coll_name(c->coll), names);
+    snprintf(ck->msg, sizeof ck->msg, "%s: '%s' is not an algorithm for %s; valid: %s", c->where,
+             name, pacoll_coll_name(c->coll), names);
     return ck->code;
 }
 
@@ -176,8 +176,8 @@ static int run_algo(const pc_mpi_call_t *c, pacoll_team_t *t, int idx)
     if (rc != MPI_SUCCESS) { /* nothing sent yet: a rejection */
         pc_norm_finish(c, t, &n, 0);
         pc_check_t ck = {.code = rc};
-        snprintf(ck.msg, sizeof ck.msg, "%s %s: could not lay out the buffers (MPI error %d)",
-                 pacoll_coll_name(c->coll), a->name, rc);
+        snprintf(ck.msg, sizeof ck.msg, "%s (%s): could not lay out the buffers (MPI error %d)",
+                 c->where, a->name, rc);
         return reject(c, t, &ck);
     }
     int skip = c->coll != PACOLL_ALLTOALLV && n.args.m == 0; /* nothing moves, on every rank */
@@ -197,7 +197,7 @@ static int run_algo(const pc_mpi_call_t *c, pacoll_team_t *t, int idx)
     count(t, c, idx, n.sent);
     pc_verdict_t *v = &t->verdict;
     if (rc != MPI_SUCCESS && v->note[0] && !v->lost) { /* ran everywhere, wrong here */
-        rc = pc_raise(c->comm, rc, 0, "%s %s: %s", pacoll_coll_name(c->coll), a->name, v->note);
+        rc = pc_raise(c->comm, rc, 0, "%s (%s): %s", c->where, a->name, v->note);
         v->note[0] = 0;
         return rc;
     }
@@ -209,8 +209,8 @@ static int run_algo(const pc_mpi_call_t *c, pacoll_team_t *t, int idx)
         return lost(c, t, rc);
     }
     if (rc2 != MPI_SUCCESS)
-        return pc_raise(c->comm, rc2, 0, "%s %s: could not unpack the result (MPI error %d)",
-                        pacoll_coll_name(c->coll), a->name, rc2);
+        return pc_raise(c->comm, rc2, 0, "%s (%s): could not unpack the result (MPI error %d)",
+                        c->where, a->name, rc2);
     return MPI_SUCCESS;
 }
 
@@ -257,7 +257,7 @@ static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
     int rc, inter = 0, level = MPI_THREAD_SINGLE;
     if (c->comm == MPI_COMM_NULL)
         return pc_raise(MPI_COMM_NULL, MPI_ERR_COMM, 0, "%s: the communicator is MPI_COMM_NULL",
-                        pacoll_coll_name(c->coll));
+                        c->where);
     /* A team is only made for an intracommunicator, and records the thread
      * level (fixed at MPI_Init): a communicator with one asks MPI nothing
      * more.  (No team is made for MPI_THREAD_MULTIPLE.) */
@@ -273,7 +273,7 @@ static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
          * others before it rejects the call. */
         if (!(t = pc_team_open(c->comm, &rc)))
             return pc_raise(c->comm, rc, 1, "%s: pacoll could not set up the communicator",
-                            pacoll_coll_name(c->coll));
+                            c->where);
     }
     t->plain[c->coll] = PC_PLAIN_NO; /* set again below if this call goes the plain way */
     t->plain_count[c->coll] = -1, t->plain_type[c->coll] = MPI_DATATYPE_NULL;
@@ -282,15 +282,17 @@ static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
         t->may_run = pc_team_may_run(t);
     }
     if (t->cfg.error) /* a bad setting: said loudly once per communicator */
-        return pc_raise(c->comm, t->cfg.error, !t->cfg.error_told++, "%s", t->cfg.error_msg);
+        return pc_raise(c->comm, t->cfg.error, !t->cfg.error_told++, "%s: %s", c->where,
+                        t->cfg.error_msg);
     /* The channel is made at the team's first call when pacoll may ever run
      * here, whatever this call's arguments: so a rank whose arguments fail a
      * check has made it with the others (docs/CHECKS.md, "The team").  Where
      * the rules never give pacoll this shape, it waits for an algorithm
      * named at a call or on the communicator, which every rank names alike. */
     if (!t->ready && t->may_run && (rc = pc_team_ready(t)) != MPI_SUCCESS)
-        return pc_raise(c->comm, rc, 1, "%s: pacoll could not set up its channel on the communicator",
-                        pacoll_coll_name(c->coll));
+        return pc_raise(c->comm, rc, 1,
+                        "%s: pacoll could not set up its channel on the communicator",
+                        c->where);
     if (pc_verdict_begin(t) != MPI_SUCCESS)
         return lost(c, t, MPI_ERR_OTHER);
     pc_check_t ck; /* its message is written only when a check fails */
@@ -305,8 +307,9 @@ static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
     /* an algorithm named at the call or on the communicator, where the rules
      * never run pacoll: named alike on every rank, so made together */
     if (a->run && !t->ready && (rc = pc_team_ready(t)) != MPI_SUCCESS)
-        return pc_raise(c->comm, rc, 1, "%s: pacoll could not set up its channel on the communicator",
-                        pacoll_coll_name(c->coll));
+        return pc_raise(c->comm, rc, 1,
+                        "%s: pacoll could not set up its channel on the communicator",
+                        c->where);
     if (a->run && !pc_algo_can_run(t, a, &why)) {
         say_once(t, "%s: handed to the MPI library: %s", pacoll_coll_name(c->coll), why);
         idx = pc_registry_native(c->coll), a = pc_registry_get(idx);
@@ -366,7 +369,8 @@ static int profiled_dispatch(const pc_mpi_call_t *c, const char *site, const voi
  * every member of the call: a partial initializer makes the compiler clear
  * the whole struct first, a measurable part of a call handed to the MPI
  * library (docs/TUNE.md, "The per-call cost"). */
-int pc_api_alltoall(const void *ra, const char *algo, const void *sendbuf, int sendcount,
+int pc_api_alltoall(const void *ra, const char *where, const char *algo, const void *sendbuf,
+                    int sendcount,
                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                     MPI_Comm comm)
 {
@@ -374,14 +378,15 @@ int pc_api_alltoall(const void *ra, const char *algo, const void *sendbuf, int s
         pc_api_plain(comm, PACOLL_ALLTOALL, sendbuf, sendcount, sendtype, recvcount, recvtype, 0))
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                              comm);
-    pc_mpi_call_t c = {.coll = PACOLL_ALLTOALL, .sendbuf = sendbuf, .sendcount = sendcount,
+    pc_mpi_call_t c = {.coll = PACOLL_ALLTOALL, .where = where, .sendbuf = sendbuf,
+                       .sendcount = sendcount,
                        .sendcounts = NULL, .sdispls = NULL, .sendtype = sendtype,
                        .recvbuf = recvbuf, .recvcount = recvcount, .recvcounts = NULL,
                        .rdispls = NULL, .recvtype = recvtype, .root = 0, .comm = comm};
     return profiled_dispatch(&c, algo, ra);
 }
 
-int pc_api_alltoallv(const void *ra, const char *algo, const void *sendbuf,
+int pc_api_alltoallv(const void *ra, const char *where, const char *algo, const void *sendbuf,
                      const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                      void *recvbuf, const int recvcounts[], const int rdispls[],
                      MPI_Datatype recvtype, MPI_Comm comm)
@@ -390,14 +395,15 @@ int pc_api_alltoallv(const void *ra, const char *algo, const void *sendbuf,
     if (!algo && pc_api_plain(comm, PACOLL_ALLTOALLV, sendbuf, 0, sendtype, 0, recvtype, 0))
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                               recvtype, comm);
-    pc_mpi_call_t c = {.coll = PACOLL_ALLTOALLV, .sendbuf = sendbuf, .sendcount = 0,
+    pc_mpi_call_t c = {.coll = PACOLL_ALLTOALLV, .where = where, .sendbuf = sendbuf, .sendcount = 0,
                        .sendcounts = sendcounts, .sdispls = sdispls, .sendtype = sendtype,
                        .recvbuf = recvbuf, .recvcount = 0, .recvcounts = recvcounts,
                        .rdispls = rdispls, .recvtype = recvtype, .root = 0, .comm = comm};
     return profiled_dispatch(&c, algo, ra);
 }
 
-int pc_api_allgather(const void *ra, const char *algo, const void *sendbuf, int sendcount,
+int pc_api_allgather(const void *ra, const char *where, const char *algo, const void *sendbuf,
+                     int sendcount,
                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                      MPI_Comm comm)
 {
@@ -405,14 +411,16 @@ int pc_api_allgather(const void *ra, const char *algo, const void *sendbuf, int 
         pc_api_plain(comm, PACOLL_ALLGATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, 0))
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                               comm);
-    pc_mpi_call_t c = {.coll = PACOLL_ALLGATHER, .sendbuf = sendbuf, .sendcount = sendcount,
+    pc_mpi_call_t c = {.coll = PACOLL_ALLGATHER, .where = where, .sendbuf = sendbuf,
+                       .sendcount = sendcount,
                        .sendcounts = NULL, .sdispls = NULL, .sendtype = sendtype,
                        .recvbuf = recvbuf, .recvcount = recvcount, .recvcounts = NULL,
                        .rdispls = NULL, .recvtype = recvtype, .root = 0, .comm = comm};
     return profiled_dispatch(&c, algo, ra);
 }
 
-int pc_api_gather(const void *ra, const char *algo, const void *sendbuf, int sendcount,
+int pc_api_gather(const void *ra, const char *where, const char *algo, const void *sendbuf,
+                  int sendcount,
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm)
 {
@@ -420,7 +428,8 @@ int pc_api_gather(const void *ra, const char *algo, const void *sendbuf, int sen
         pc_api_plain(comm, PACOLL_GATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, root))
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                            root, comm);
-    pc_mpi_call_t c = {.coll = PACOLL_GATHER, .sendbuf = sendbuf, .sendcount = sendcount,
+    pc_mpi_call_t c = {.coll = PACOLL_GATHER, .where = where, .sendbuf = sendbuf,
+                       .sendcount = sendcount,
                        .sendcounts = NULL, .sdispls = NULL, .sendtype = sendtype,
                        .recvbuf = recvbuf, .recvcount = recvcount, .recvcounts = NULL,
                        .rdispls = NULL, .recvtype = recvtype, .root = root, .comm = comm};
@@ -433,7 +442,8 @@ PC_EXPORT int pacoll_alltoall_alg(const char *algo, const void *sendbuf, int sen
                                   MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                   MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return pc_api_alltoall(PC_CALLER, algo, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    return pc_api_alltoall(PC_CALLER, "pacoll_alltoall_alg", algo, sendbuf, sendcount, sendtype,
+                           recvbuf, recvcount,
                            recvtype, comm);
 }
 
@@ -442,7 +452,8 @@ PC_EXPORT int pacoll_alltoallv_alg(const char *algo, const void *sendbuf, const 
                                    const int recvcounts[], const int rdispls[],
                                    MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return pc_api_alltoallv(PC_CALLER, algo, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+    return pc_api_alltoallv(PC_CALLER, "pacoll_alltoallv_alg", algo, sendbuf, sendcounts, sdispls,
+                            sendtype, recvbuf,
                             recvcounts, rdispls, recvtype, comm);
 }
 
@@ -450,7 +461,8 @@ PC_EXPORT int pacoll_allgather_alg(const char *algo, const void *sendbuf, int se
                                    MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                    MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return pc_api_allgather(PC_CALLER, algo, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    return pc_api_allgather(PC_CALLER, "pacoll_allgather_alg", algo, sendbuf, sendcount, sendtype,
+                            recvbuf, recvcount,
                             recvtype, comm);
 }
 
@@ -458,14 +470,16 @@ PC_EXPORT int pacoll_gather_alg(const char *algo, const void *sendbuf, int sendc
                                 MPI_Datatype sendtype, void *recvbuf, int recvcount,
                                 MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return pc_api_gather(PC_CALLER, algo, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    return pc_api_gather(PC_CALLER, "pacoll_gather_alg", algo, sendbuf, sendcount, sendtype,
+                         recvbuf, recvcount,
                          recvtype, root, comm);
 }
 
 PC_EXPORT int pacoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return pc_api_alltoall(PC_CALLER, NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    return pc_api_alltoall(PC_CALLER, "pacoll_alltoall", NULL, sendbuf, sendcount, sendtype,
+                           recvbuf, recvcount,
                            recvtype, comm);
 }
 
@@ -473,14 +487,16 @@ PC_EXPORT int pacoll_alltoallv(const void *sendbuf, const int sendcounts[], cons
                                MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return pc_api_alltoallv(PC_CALLER, NULL, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+    return pc_api_alltoallv(PC_CALLER, "pacoll_alltoallv", NULL, sendbuf, sendcounts, sdispls,
+                            sendtype, recvbuf,
                             recvcounts, rdispls, recvtype, comm);
 }
 
 PC_EXPORT int pacoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return pc_api_allgather(PC_CALLER, NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    return pc_api_allgather(PC_CALLER, "pacoll_allgather", NULL, sendbuf, sendcount, sendtype,
+                            recvbuf, recvcount,
                             recvtype, comm);
 }
 
@@ -488,7 +504,8 @@ PC_EXPORT int pacoll_gather(const void *sendbuf, int sendcount, MPI_Datatype sen
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                             MPI_Comm comm)
 {
-    return pc_api_gather(PC_CALLER, NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    return pc_api_gather(PC_CALLER, "pacoll_gather", NULL, sendbuf, sendcount, sendtype, recvbuf,
+                         recvcount,
                          recvtype, root, comm);
 }
 
@@ -505,7 +522,7 @@ PC_EXPORT int pacoll_comm_set_algorithm(MPI_Comm comm, pacoll_coll_t coll, const
     if (algo && *algo && strcmp(algo, "auto") != 0) {
         idx = pc_registry_find(coll, algo);
         if (idx < 0) {
-            pc_mpi_call_t c = {.coll = coll, .comm = comm};
+            pc_mpi_call_t c = {.coll = coll, .where = "pacoll_comm_set_algorithm", .comm = comm};
             pc_check_t ck;
             return pc_raise(comm, unknown_algo(&c, algo, &ck), 1, "%s", ck.msg);
         }

@@ -12,6 +12,7 @@
 /* The user's call, as MPI describes it (any collective). */
 typedef struct pc_mpi_call {
     pacoll_coll_t coll;
+    const char *where; /* the call the user made, for messages: "MPI_Alltoall" */
     const void *sendbuf;
     int sendcount;
     const int *sendcounts, *sdispls;
@@ -34,7 +35,9 @@ typedef struct pc_norm {
 
 /* Reports an error through comm's error handler and returns it; the
  * message goes to stderr unless the handler is MPI_ERRORS_RETURN (then
- * only with PACOLL_VERBOSE), or when always is set. */
+ * only with PACOLL_VERBOSE), or when always is set.  Every message starts
+ * with the call the user made ("MPI_Alltoall: ..."): the MPI library's
+ * handler names only MPI_Comm_call_errhandler. */
 int pc_raise(MPI_Comm comm, int code, int always, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -130,19 +133,24 @@ static inline pacoll_team_t *pc_api_plain(MPI_Comm comm, pacoll_coll_t coll,
     return pc_plain_begin(t) ? t : NULL;
 }
 
-/* The four collectives with the caller's return address, for the profiler:
+/* The four collectives with the caller's return address, for the profiler,
+ * and the name of the call the user made, for messages (a string literal:
+ * "MPI_Alltoall", "MPI_ALLTOALL" from Fortran, "pacoll_alltoall"):
  * pacoll_* and the interposition wrappers (C and Fortran) call these. */
-int pc_api_alltoall(const void *ra, const char *algo, const void *sendbuf, int sendcount,
+int pc_api_alltoall(const void *ra, const char *where, const char *algo, const void *sendbuf,
+                    int sendcount,
                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                     MPI_Comm comm);
-int pc_api_alltoallv(const void *ra, const char *algo, const void *sendbuf,
+int pc_api_alltoallv(const void *ra, const char *where, const char *algo, const void *sendbuf,
                      const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                      void *recvbuf, const int recvcounts[], const int rdispls[],
                      MPI_Datatype recvtype, MPI_Comm comm);
-int pc_api_allgather(const void *ra, const char *algo, const void *sendbuf, int sendcount,
+int pc_api_allgather(const void *ra, const char *where, const char *algo, const void *sendbuf,
+                     int sendcount,
                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                      MPI_Comm comm);
-int pc_api_gather(const void *ra, const char *algo, const void *sendbuf, int sendcount,
+int pc_api_gather(const void *ra, const char *where, const char *algo, const void *sendbuf,
+                  int sendcount,
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm);
 

@@ -49,7 +49,11 @@ static int fail(pc_check_t *ck, int code, const char *fmt, ...)
     return ck->code = code;
 }
 
-static const char *coll_name(const pc_mpi_call_t *c) { return pacoll_coll_name(c->coll); }
+/* Every message names the call the user made (MPI_Alltoall, pacoll_alltoall, ...). */
+static const char *coll_name(const pc_mpi_call_t *c)
+{
+    return c->where ? c->where : pacoll_coll_name(c->coll);
+}
 
 /* A datatype must be a real one and committed before it is used in
  * communication (MPI_ERR_TYPE).  MPI has no query
@@ -171,7 +175,7 @@ static int check_v(const pc_mpi_call_t *c, pc_check_t *ck, int size, int rank)
     size_t r = (size_t)c->recvcounts[rank] * type_size(c->recvtype);
     if (s != r)
         return fail(ck, MPI_ERR_TRUNCATE,
-                    "alltoallv: this rank sends itself %zu bytes but expects %zu", s, r);
+                    "%s: this rank sends itself %zu bytes but expects %zu", coll_name(c), s, r);
     return MPI_SUCCESS;
 }
 
@@ -296,7 +300,7 @@ static int check_in_place(const pc_mpi_call_t *c, pc_check_t *ck, int rank)
 {
     if (c->sendbuf == MPI_IN_PLACE && c->coll == PACOLL_GATHER && rank != c->root)
         return fail(ck, MPI_ERR_BUFFER,
-                    "gather: MPI_IN_PLACE is only valid as the root's send buffer");
+                    "%s: MPI_IN_PLACE is only valid as the root's send buffer", coll_name(c));
     if (c->recvbuf == MPI_IN_PLACE)
         return fail(ck, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not a receive buffer", coll_name(c));
     return MPI_SUCCESS;
@@ -309,7 +313,8 @@ int pc_check_call(const pc_mpi_call_t *c, int size, int rank, pc_check_t *ck)
     ck->msg[0] = 0;
     /* the root is the same on every rank and one of them */
     if (c->coll == PACOLL_GATHER && (c->root < 0 || c->root >= size))
-        return fail(ck, MPI_ERR_ROOT, "gather: root %d is not a rank of the %d", c->root, size);
+        return fail(ck, MPI_ERR_ROOT, "%s: root %d is not a rank of the %d", coll_name(c), c->root,
+                    size);
     if ((rc = check_in_place(c, ck, rank)) != MPI_SUCCESS)
         return rc;
     if (c->coll == PACOLL_ALLTOALLV) {

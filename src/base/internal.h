@@ -110,6 +110,14 @@ void pc_copy_charge_local(size_t n);
 #define PC_SIM_SHM_LAT_DEFAULT 0.25e-6
 #define PC_SIM_SHM_BW_DEFAULT 6e9
 int pc_parse_positive(const char *s, double *out);
+/* MPI library families: the one this build's mpi.h belongs to, and the one
+ * that runs the process (MPI_Get_library_version, callable before MPI_Init;
+ * for Open MPI also *major.*minor, else 0; name: the version string's first
+ * line).  base/mpilib.c. */
+enum pc_mpi_family { PC_MPI_UNKNOWN = 0, PC_MPI_OPENMPI = 1, PC_MPI_MPICH = 2 };
+int pc_mpi_built_for(void);
+int pc_mpi_running(int *major, int *minor, char *name, size_t len);
+const char *pc_mpi_family_name(int family);
 /* A whole file as a NUL-terminated string (malloc'd), or NULL. */
 char *pc_file_read(const char *path);
 

@@ -7,6 +7,7 @@
 #include "core/config.h"
 
 #include <stdarg.h>
+#include <unistd.h>
 
 #include "core/algo.h"
 
@@ -122,6 +123,14 @@ static const pc_param_t *const text_params[] = {&p_forced[0], &p_forced[1], &p_f
                                                 &p_forced[3], &p_node_size, &p_rules, &p_profile,
                                                 NULL};
 
+/* The PACOLL_* variables pacoll reads that are not one value of a
+ * descriptor (lists, paths, algorithm names, pacoll-run's own), for the
+ * warning about unknown names below; tools/lint/params.py holds this list
+ * to every name src/ reads. */
+static const char *const other_names[] = {
+    "PACOLL_ALLTOALL", "PACOLL_ALLTOALLV", "PACOLL_ALLGATHER", "PACOLL_GATHER",
+    "PACOLL_NODE_SIZE", "PACOLL_RULES",    "PACOLL_PROFILE",   "PACOLL_RUN_CHECK", NULL};
+
 static const pc_param_t *const shared_params[] = {
     &p_ports, &p_stripe, &p_timeout, &p_stats, &p_verbose, &p_trace, &p_regcache, &p_transport,
     &p_sim_put, &p_sim_tested, &p_sim_copy_bw, &p_sim_fair, &p_sim_shm_lat,
@@ -151,28 +160,61 @@ static double read_param(pc_config_t *cfg, const pc_param_t *p)
     return v;
 }
 
+/* k, or sizes separated by single commas: every field a number (an empty
+ * field, as in "1,,2" or "2,", is an error, not skipped). */
 static void read_node_pattern(pc_config_t *cfg)
 {
     const char *s = getenv(p_node_size.env);
     if (!s)
         return;
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", s);
+    if (!*s) {
+        set_error(cfg, "PACOLL_NODE_SIZE is empty: expected k or a list such as 3,1,2");
+        return;
+    }
     int n = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    for (const char *f = s;; f++) {
+        const char *end = strchr(f, ',');
+        size_t len = end ? (size_t)(end - f) : strlen(f);
+        char field[24];
         long v;
-        if (n == PC_MAX_NODE_PATTERN || pc_parse_long(tok, 1, 1L << 24, &v) != 0) {
+        if (len > 0 && len < sizeof field)
+            memcpy(field, f, len), field[len] = '\0';
+        if (n == PC_MAX_NODE_PATTERN || len == 0 || len >= sizeof field ||
+            pc_parse_long(field, 1, 1L << 24, &v) != 0) {
             set_error(cfg,
-                      "%s='%s' is not valid: expected k (ranks per virtual node, k >= 1) "
-                      "or a list of at most %d sizes such as 3,1,2",
-                      p_node_size.env, s, PC_MAX_NODE_PATTERN);
+                      "PACOLL_NODE_SIZE='%s' is not valid: expected k (ranks per virtual node, k >= 1) "
+                      "or a list of at most %d such sizes separated by single commas, such as "
+                      "3,1,2",
+                      s, PC_MAX_NODE_PATTERN);
+            cfg->node_pattern_len = 0;
             return;
         }
         cfg->node_pattern[n++] = (int)v;
+        if (!end)
+            break;
+        f = end;
     }
-    if (n == 0)
-        set_error(cfg, "%s is empty: expected k or a list such as 3,1,2", p_node_size.env);
     cfg->node_pattern_len = n;
+}
+
+/* Open MPI 4.1's osc/ucx fails in MPI_Win_attach (MPI_ERR_INTERN) or
+ * crashes in MPI_Win_free at finalize once buffers stay attached to the
+ * dynamic window between calls (docs/ARCHITECTURE.md): with every peer
+ * reached through MPI RMA, the registration cache is refused there.
+ * Judged from the library that runs, not the one built against. */
+static void check_regcache(pc_config_t *cfg)
+{
+    int major = 0, minor = 0;
+    char name[128];
+    if (PACOLL_UNDER_SMPI || !cfg->chan.regcache || cfg->chan.transport != PC_TRANSPORT_RMA)
+        return;
+    if (pc_mpi_running(&major, &minor, name, sizeof name) == PC_MPI_OPENMPI && major == 4 &&
+        minor == 1)
+        set_error(cfg,
+                  "PACOLL_REGCACHE=1 with PACOLL_TRANSPORT=rma is refused on %s: its osc/ucx fails "
+                  "in MPI_Win_attach or crashes in MPI_Win_free once buffers stay attached; set "
+                  "PACOLL_REGCACHE=0 or PACOLL_TRANSPORT=auto (docs/ARCHITECTURE.md)",
+                  name);
 }
 
 static void read_forced(pc_config_t *cfg)
@@ -260,8 +302,94 @@ void pc_config_read(pc_config_t *cfg)
     ch->shm_max = (size_t)read_param(cfg, &p_shm_max);
     cfg->nic = (int)read_param(cfg, &p_nic);
     ch->slot_want = ch->eager_bytes;
+    check_regcache(cfg);
     each_algo_param(read_algo_param, cfg);
     const char *rules = getenv(p_rules.env);
     if (rules)
         snprintf(cfg->rules_path, sizeof cfg->rules_path, "%s", rules);
+}
+
+/* ------------------------------------------- unknown PACOLL_* names */
+
+/* Edit distance (insertions, deletions, substitutions) of two names of
+ * at most 63 characters; longer ones count as far apart. */
+static int distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 63 || m > 63)
+        return 1 << 20;
+    int row[64];
+    for (size_t j = 0; j <= m; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= n; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= m; j++) {
+            int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            diag = up, row[j] = best;
+        }
+    }
+    return row[m];
+}
+
+typedef struct {
+    const char *name;    /* the unknown variable's name */
+    int known;           /* it is a setting after all */
+    const char *closest; /* the nearest setting so far */
+    int dist;
+} near_t;
+
+static void consider(near_t *q, const char *setting)
+{
+    if (q->known)
+        return;
+    if (!strcmp(q->name, setting)) {
+        q->known = 1;
+        return;
+    }
+    int d = distance(q->name, setting);
+    if (d < q->dist)
+        q->dist = d, q->closest = setting;
+}
+
+static void consider_param(const pc_param_t *p, const char *owner, void *arg)
+{
+    PC_UNUSED(owner);
+    consider(arg, p->env);
+}
+
+void pc_config_warn_unknown(void)
+{
+    extern char **environ;
+    int rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank != 0 || !environ)
+        return;
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+        char name[128];
+        if (strncmp(*e, "PACOLL_", 7) != 0 || !eq || (size_t)(eq - *e) >= sizeof name)
+            continue;
+        memcpy(name, *e, (size_t)(eq - *e));
+        name[eq - *e] = '\0';
+        near_t q = {.name = name, .dist = 1 << 20};
+        pc_params_each(consider_param, &q);
+        for (const char *const *o = other_names; *o; o++)
+            consider(&q, *o);
+        if (q.known)
+            continue;
+        /* a suggestion only when it is plausibly what was meant */
+        if (q.closest && q.dist <= 3 && (size_t)q.dist * 3 <= strlen(name))
+            fprintf(stderr, "pacoll: %s is not a pacoll setting; did you mean %s?\n", name,
+                    q.closest);
+        else
+            fprintf(stderr,
+                    "pacoll: %s is not a pacoll setting (README.md, \"Environment\", lists them)\n",
+                    name);
+    }
+    fflush(stderr);
 }

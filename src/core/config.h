@@ -59,4 +59,9 @@ static inline double pc_param(const pc_config_t *cfg, const pc_param_t *p)
  * docs' table: calls fn once per distinct parameter. */
 void pc_params_each(void (*fn)(const pc_param_t *p, const char *owner, void *arg), void *arg);
 
+/* Once per process, at the context's making (core/context.c): rank 0 of
+ * MPI_COMM_WORLD warns about every PACOLL_* variable in the environment
+ * that is no setting, naming the closest one. */
+void pc_config_warn_unknown(void);
+
 #endif

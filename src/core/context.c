@@ -100,6 +100,7 @@ pc_context_t *pc_context_get(int create)
             pthread_mutex_init(&ctx->lock, NULL);
             PMPI_Comm_set_attr(MPI_COMM_SELF, context_keyval, ctx);
             __atomic_store_n(&pc_context_current, ctx, __ATOMIC_RELEASE);
+            pc_config_warn_unknown(); /* once per process: the context is made once */
         }
     } else if (!flag) {
         ctx = NULL;

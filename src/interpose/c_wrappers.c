@@ -39,7 +39,8 @@ PACOLL_INTERPOSE_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount,
 {
     if (pc_api_plain(comm, PACOLL_ALLTOALL, sendbuf, sendcount, sendtype, recvcount, recvtype, 0))
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return pc_api_alltoall(PC_CALLER, NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    return pc_api_alltoall(PC_CALLER, "MPI_Alltoall", NULL, sendbuf, sendcount, sendtype, recvbuf,
+                           recvcount,
                            recvtype, comm);
 }
 
@@ -52,7 +53,8 @@ PACOLL_INTERPOSE_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcou
     if (pc_api_plain(comm, PACOLL_ALLTOALLV, sendbuf, 0, sendtype, 0, recvtype, 0))
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                               rdispls, recvtype, comm);
-    return pc_api_alltoallv(PC_CALLER, NULL, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+    return pc_api_alltoallv(PC_CALLER, "MPI_Alltoallv", NULL, sendbuf, sendcounts, sdispls,
+                            sendtype, recvbuf,
                             recvcounts, rdispls, recvtype, comm);
 }
 
@@ -62,7 +64,8 @@ PACOLL_INTERPOSE_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount,
 {
     if (pc_api_plain(comm, PACOLL_ALLGATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, 0))
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return pc_api_allgather(PC_CALLER, NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    return pc_api_allgather(PC_CALLER, "MPI_Allgather", NULL, sendbuf, sendcount, sendtype,
+                            recvbuf, recvcount,
                             recvtype, comm);
 }
 
@@ -72,7 +75,8 @@ PACOLL_INTERPOSE_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_D
 {
     if (pc_api_plain(comm, PACOLL_GATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, root))
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return pc_api_gather(PC_CALLER, NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+    return pc_api_gather(PC_CALLER, "MPI_Gather", NULL, sendbuf, sendcount, sendtype, recvbuf,
+                         recvcount,
                          recvtype, root, comm);
 }
 

@@ -159,7 +159,7 @@ static void f_alltoall(const void *sendbuf, const MPI_Fint *sendcount, const MPI
                        void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype,
                        const MPI_Fint *comm, MPI_Fint *ierr)
 {
-    int rc = pc_api_alltoall(PC_CALLER, NULL, f2c_sendbuf(sendbuf), (int)*sendcount,
+    int rc = pc_api_alltoall(PC_CALLER, "MPI_ALLTOALL", NULL, f2c_sendbuf(sendbuf), (int)*sendcount,
                              MPI_Type_f2c(*sendtype), f2c_recvbuf(recvbuf), (int)*recvcount,
                              MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
     set_ierr(ierr, rc);
@@ -177,7 +177,8 @@ static void f_alltoallv(const void *sendbuf, const MPI_Fint *sendcounts, const M
     const int *sdisp = f2c_int_array(sdispls, n, &copies[1]);
     const int *rcounts = f2c_int_array(recvcounts, n, &copies[2]);
     const int *rdisp = f2c_int_array(rdispls, n, &copies[3]);
-    int rc = pc_api_alltoallv(PC_CALLER, NULL, f2c_sendbuf(sendbuf), scounts, sdisp,
+    int rc = pc_api_alltoallv(PC_CALLER, "MPI_ALLTOALLV", NULL, f2c_sendbuf(sendbuf), scounts,
+                              sdisp,
                               MPI_Type_f2c(*sendtype), f2c_recvbuf(recvbuf), rcounts, rdisp,
                               MPI_Type_f2c(*recvtype), c_comm);
     for (int i = 0; i < 4; i++)
@@ -189,7 +190,8 @@ static void f_allgather(const void *sendbuf, const MPI_Fint *sendcount, const MP
                         void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype,
                         const MPI_Fint *comm, MPI_Fint *ierr)
 {
-    int rc = pc_api_allgather(PC_CALLER, NULL, f2c_sendbuf(sendbuf), (int)*sendcount,
+    int rc = pc_api_allgather(PC_CALLER, "MPI_ALLGATHER", NULL, f2c_sendbuf(sendbuf),
+                              (int)*sendcount,
                               MPI_Type_f2c(*sendtype), f2c_recvbuf(recvbuf), (int)*recvcount,
                               MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
     set_ierr(ierr, rc);
@@ -199,7 +201,7 @@ static void f_gather(const void *sendbuf, const MPI_Fint *sendcount, const MPI_F
                      void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype,
                      const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *ierr)
 {
-    int rc = pc_api_gather(PC_CALLER, NULL, f2c_sendbuf(sendbuf), (int)*sendcount,
+    int rc = pc_api_gather(PC_CALLER, "MPI_GATHER", NULL, f2c_sendbuf(sendbuf), (int)*sendcount,
                            MPI_Type_f2c(*sendtype), f2c_recvbuf(recvbuf), (int)*recvcount,
                            MPI_Type_f2c(*recvtype), (int)*root, MPI_Comm_f2c(*comm));
     set_ierr(ierr, rc);

@@ -11,6 +11,7 @@
 #include "profile/prof_internal.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <unistd.h>
@@ -266,12 +267,15 @@ int pc_prof_report(pc_prof_t *p)
         const char *s = sites ? sites : "";
         sb_printf(&out, "%s\n  ]\n}\n", *s == ',' ? s + 1 : s);
         FILE *f = fopen(p->path, "w");
-        if (!f || out.failed || fputs(out.s, f) < 0)
-            pc_log("profile: cannot write %s", p->path);
-        if (f)
-            fclose(f);
+        int ok = f && !out.failed && fputs(out.s, f) >= 0;
+        if (f && fclose(f) != 0) /* a full disk shows only here */
+            ok = 0;
+        if (!ok)
+            pc_log("profile: cannot write %s: %s", p->path,
+                   out.failed ? "out of memory" : strerror(errno));
         fprintf(stderr, "%s%s", top.s ? top.s : "", rows ? rows : "");
-        fprintf(stderr, "pacoll-profile: written to %s\n", p->path);
+        if (ok) /* the table above is printed either way */
+            fprintf(stderr, "pacoll-profile: written to %s\n", p->path);
         fflush(stderr);
         free(out.s);
         free(top.s);

@@ -97,6 +97,10 @@ static char *parse_string_raw(parser_t *p)
                     return fail(p, "\\u needs four hex digits"), NULL;
                 }
                 p->s += 4;
+                if (u == 0) { /* a C string ends there: "alltoall\u0000x" is not alltoall */
+                    free(out);
+                    return fail(p, "\\u0000 (NUL) is not allowed in a string"), NULL;
+                }
                 if (u >= 0xD800 && u < 0xDC00 && p->s[0] == '\\' && p->s[1] == 'u' &&
                     (lo = hex4(p->s + 2)) >= 0xDC00 && lo < 0xE000)
                     u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00), p->s += 6;

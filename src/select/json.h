@@ -1,7 +1,7 @@
 /*
  * A small JSON reader for the selection rules and the measurements
  * pacoll-tune reads: objects, arrays, strings (\u escapes become UTF-8;
- * \u0000 ends the string), numbers, true, false, null.  Enough for data
+ * \u0000 is an error, as no C string can hold it), numbers, true, false, null.  Enough for data
  * files the project writes;
  * errors give the line and column, and every value its line, so a rule's
  * own error can say where it is.

@@ -20,11 +20,25 @@ typedef struct pc_rule {
     int index, line;                /* its place in the file, for PACOLL_VERBOSE */
 } pc_rule_t;
 
+/* A rule skipped because this build lacks its algorithm, for PACOLL_VERBOSE. */
+typedef struct pc_rule_skipped {
+    int index, line;
+    char coll[16], algo[48];
+} pc_rule_skipped_t;
+
 struct pc_rules {
     pc_rule_t *rule;
     int n;
+    pc_rule_skipped_t *skipped;
+    int nskipped;
     char origin[256]; /* "(built in)" or the file */
 };
+
+/* The versions of the rules format this build reads ("version" absent: 1). */
+#define PC_RULES_VERSION 1
+/* The members a rules document may have: a misspelt one ("rule") must
+ * fail, not be ignored. */
+static const char *const top_keys[] = {"rules", "version", "comment", "provenance"};
 
 static double num_or(const pc_json_t *o, const char *key, double dflt)
 {
@@ -72,7 +86,7 @@ static int parse_rule(const pc_json_t *o, pc_rule_t *r, char *err, size_t errlen
     r->algo = !strcmp(algo->str, "model") ? PC_ALGO_MODEL
                                           : pc_registry_find((pacoll_coll_t)r->coll, algo->str);
     if (r->algo == -1) /* rules may name algorithms of later versions: skip, do not fail */
-        return 1;
+        return 1; /* (after the members' checks: a mistyped condition fails even here) */
     r->min_bytes = num_or(o, "min_bytes", 0), r->max_bytes = num_or(o, "max_bytes", INFINITY);
     r->min_ranks = num_or(o, "min_ranks", 0), r->max_ranks = num_or(o, "max_ranks", INFINITY);
     r->min_nodes = num_or(o, "min_nodes", 0), r->max_nodes = num_or(o, "max_nodes", INFINITY);
@@ -89,13 +103,45 @@ static int parse_rule(const pc_json_t *o, pc_rule_t *r, char *err, size_t errlen
     return 0;
 }
 
+/* The document's own members: known names, a version this build reads. */
+static int check_top(const pc_json_t *root, char *why, size_t len)
+{
+    if (root->type != PC_JOBJ) {
+        snprintf(why, len, "not a JSON object");
+        return -1;
+    }
+    for (const pc_json_t *m = root->child; m; m = m->next) {
+        int known = 0;
+        for (size_t k = 0; k < sizeof top_keys / sizeof top_keys[0] && !known; k++)
+            known = !strcmp(m->key, top_keys[k]);
+        if (!known) {
+            snprintf(why, len, "unknown member \"%s\" at line %d (known: rules, version, comment, "
+                               "provenance)", m->key, m->line);
+            return -1;
+        }
+    }
+    const pc_json_t *v = pc_json_get(root, "version");
+    if (v && (v->type != PC_JNUM || v->num != PC_RULES_VERSION)) {
+        char got[32];
+        if (v->type == PC_JNUM)
+            snprintf(got, sizeof got, "%g", v->num);
+        else
+            snprintf(got, sizeof got, "not a number");
+        snprintf(why, len, "\"version\" is %s at line %d; this build reads version %d", got,
+                 v->line, PC_RULES_VERSION);
+        return -1;
+    }
+    return 0;
+}
+
 pc_rules_t *pc_rules_parse(const char *text, const char *origin, char *err, size_t errlen)
 {
     char why[200];
     pc_json_t *root = pc_json_parse(text, why, sizeof why);
     const pc_json_t *list = pc_json_get(root, "rules");
-    if (!root || !list || list->type != PC_JARR) {
-        snprintf(err, errlen, "selection rules %s: %s", origin, root ? "no \"rules\" array" : why);
+    if (!root || check_top(root, why, sizeof why) != 0 || !list || list->type != PC_JARR) {
+        snprintf(err, errlen, "selection rules %s: %s", origin,
+                 root && why[0] ? why : root ? "no \"rules\" array" : why);
         pc_json_free(root);
         return NULL;
     }
@@ -105,7 +151,9 @@ pc_rules_t *pc_rules_parse(const char *text, const char *origin, char *err, size
     pc_rules_t *rs = calloc(1, sizeof *rs);
     if (rs)
         rs->rule = calloc((size_t)n + 1, sizeof *rs->rule);
-    if (!rs || !rs->rule) {
+    if (rs)
+        rs->skipped = calloc((size_t)n + 1, sizeof *rs->skipped);
+    if (!rs || !rs->rule || !rs->skipped) {
         snprintf(err, errlen, "selection rules %s: out of memory", origin);
         pc_rules_free(rs);
         pc_json_free(root);
@@ -126,6 +174,11 @@ pc_rules_t *pc_rules_parse(const char *text, const char *origin, char *err, size
         if (k == 0) {
             rs->rule[rs->n].index = index, rs->rule[rs->n].line = c->line;
             rs->n++;
+        } else { /* its collective and algorithm are strings (parse_rule checked) */
+            pc_rule_skipped_t *sk = &rs->skipped[rs->nskipped++];
+            sk->index = index, sk->line = c->line;
+            snprintf(sk->coll, sizeof sk->coll, "%s", pc_json_get(c, "coll")->str);
+            snprintf(sk->algo, sizeof sk->algo, "%s", pc_json_get(c, "algo")->str);
         }
     }
     pc_json_free(root);
@@ -135,8 +188,33 @@ pc_rules_t *pc_rules_parse(const char *text, const char *origin, char *err, size
 void pc_rules_free(pc_rules_t *rs)
 {
     if (rs)
-        free(rs->rule);
+        free(rs->rule), free(rs->skipped);
     free(rs);
+}
+
+int pc_rules_skipped(const pc_rules_t *rs, int i, int *number, int *line, const char **coll,
+                     const char **algo)
+{
+    if (!rs || i < 0 || i >= rs->nskipped)
+        return 0;
+    const pc_rule_skipped_t *sk = &rs->skipped[i];
+    *number = sk->index, *line = sk->line, *coll = sk->coll, *algo = sk->algo;
+    return 1;
+}
+
+/* PACOLL_VERBOSE: the rules skipped for an algorithm this build lacks,
+ * said once per process (at the parse every later team shares), by rank 0
+ * of MPI_COMM_WORLD. */
+static void say_skipped(const pacoll_team_t *t, const pc_rules_t *rs)
+{
+    int world = 0, number, line;
+    const char *coll, *algo;
+    if (!t->cfg.chan.verbose || (PMPI_Comm_rank(MPI_COMM_WORLD, &world), world != 0))
+        return;
+    for (int i = 0; pc_rules_skipped(rs, i, &number, &line, &coll, &algo); i++)
+        pc_log("selection rules %s, rule %d (line %d): skipped: this build has no %s algorithm "
+               "'%s' (rules may name algorithms of later versions; docs/TUNE.md)",
+               rs->origin, number, line, coll, algo);
 }
 
 const char *pc_rules_builtin(void) { return pacoll_default_rules_json; }
@@ -277,6 +355,8 @@ static void rules_load(pacoll_team_t *t)
             snprintf(err, sizeof err, "PACOLL_RULES='%s' cannot be read", t->cfg.rules_path);
         free(text);
     }
+    if (rs)
+        say_skipped(t, rs);
     if (rs && ctx && share_rules(ctx, t->cfg.rules_path, rs)) {
         t->rules = rs;
         t->rules_free = NULL;

@@ -31,6 +31,11 @@ typedef struct pc_rules pc_rules_t;
  * skipped. */
 pc_rules_t *pc_rules_parse(const char *text, const char *origin, char *err, size_t errlen);
 void pc_rules_free(pc_rules_t *rs);
+/* The i-th rule skipped because this build has no algorithm of its name
+ * (0 past the last): its number in the file (1-based), line, collective
+ * and algorithm. */
+int pc_rules_skipped(const pc_rules_t *rs, int i, int *number, int *line, const char **coll,
+                     const char **algo);
 /* The embedded rules/default.json. */
 const char *pc_rules_builtin(void);
 int pc_rules_count(const pc_rules_t *rs);

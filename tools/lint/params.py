@@ -3,8 +3,10 @@
 
 Every parameter descriptor (`.env = "PACOLL_..."`, base/param.h) must have a
 row in the README's environment table; every other PACOLL_* name in src/
-must appear in README.md or docs/; and every variable the table lists must
-still be read somewhere in src/ (no stale rows).
+must appear in README.md or docs/; every variable the table lists must
+still be read somewhere in src/ (no stale rows); and every PACOLL_* name src/
+reads that is not a descriptor is in core/config.c's `other_names`, the list
+the warning about unknown PACOLL_* variables knows besides the descriptors.
 
     tools/lint/params.py [ROOT]      exit 0 clean, 1 with what is missing
 """
@@ -37,6 +39,13 @@ def main(argv):
             for v in sorted(named - declared) if v not in docs]
     bad += [f"{v}: in README.md's environment table but read nowhere in src/"
             for v in sorted(table - named)]
+    with open(os.path.join(root, "src", "core", "config.c"), encoding="utf-8") as f:
+        m = re.search(r"other_names\[\]\s*=\s*\{(.*?)\};", f.read(), re.S)
+    others = set(re.findall(r'"(PACOLL_[A-Z0-9_]+)"', m.group(1))) if m else set()
+    if not m:
+        bad.append("src/core/config.c: no other_names[] list (the unknown-variable warning's)")
+    bad += [f"{v}: read in src/ but not in core/config.c's other_names (it would be warned "
+            f"about as unknown)" for v in sorted(named - declared - others)]
     for b in bad:
         print(b)
     print(f"params: {len(declared)} declared, {len(named)} named in src/, {len(bad)} problems")

@@ -23,9 +23,10 @@ static const struct {
     {"{\"rules\": [\n  {\"coll\": \"alltoall\", \"algo\": \"direct\"}\n  {}\n]}",
      "selection rules t.json: expected ',' or ']' at line 3, column 3"},
     {"{}", "selection rules t.json: no \"rules\" array"},
-    {"[]", "selection rules t.json: no \"rules\" array"},
+    {"[]", "selection rules t.json: not a JSON object"},
     {"{\"rules\": {}}", "selection rules t.json: no \"rules\" array"},
-    {"{\"rule\": []}", "selection rules t.json: no \"rules\" array"},
+    {"{\"rule\": []}", "selection rules t.json: unknown member \"rule\" at line 1 (known: rules, "
+                         "version, comment, provenance)"},
     {"{\"rules\": [1]}", "selection rules t.json, rule 1 (line 1): a rule must be an object"},
     {"{\"rules\": [\n {\"coll\": \"alltoall\", \"algo\": \"direct\", \"min_bytes\": 1},\n"
      " {\"coll\": \"alltoall\", \"algo\": \"bruck\", \"max_byte\": 64}\n]}",

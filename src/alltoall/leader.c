@@ -118,7 +118,7 @@ static int leaders_exchange(pacoll_team_t *t, const pc_args_t *a, const char *se
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {
     const size_t half = (size_t)t->local_size * (size_t)t->size * a->m;
-    if (2 * (size_t)t->ppn_max * (size_t)t->size * a->m > t->cfg.chan.shm_max)
+    if (!pc_seg_fits(&t->seg, 2 * (size_t)t->ppn_max * (size_t)t->size * a->m))
         return pc_alltoall_direct.run(t, a);
     pc_wait_t w;
     pc_wait_init(&w, &t->chan, "alltoall leader");

@@ -200,8 +200,17 @@ int pc_team_ready(pacoll_team_t *t)
 {
     if (t->ready)
         return MPI_SUCCESS;
-    int rc = pc_chan_create(&t->chan, &t->peers);
-    if (rc == MPI_SUCCESS)
+    if (t->no_room) /* agreed once: not asked again at every call */
+        return MPI_ERR_NO_MEM;
+    int room = 1;
+    int rc = pc_chan_create(&t->chan, &t->peers, pc_seg_first_room(&t->peers), &room);
+    if (rc == MPI_SUCCESS && !room) {
+        t->no_room = 1;
+        rc = MPI_ERR_NO_MEM;
+        if (t->cfg.chan.verbose && t->rank == 0)
+            pc_log("team of %d ranks: no room for pacoll's channel on some host: its calls go to "
+                   "the MPI library", t->size);
+    } else if (rc == MPI_SUCCESS)
         rc = pc_seg_create(&t->seg, &t->peers);
     if (rc != MPI_SUCCESS) { /* as if never tried: a later call tries again */
         pc_seg_free(&t->seg);

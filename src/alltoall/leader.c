@@ -28,9 +28,9 @@
  *     whose first bytes no sender writes) made the simulator's puts fail
  *     with MPI_ERR_RMA_RANGE (docs/MULTICORE.md).
  *   - Uneven nodes and any placement (node_ranks) are covered by the offsets
- *     above; the segment holds 2 L_A P m bytes.  Above PACOLL_SHM_MAX the
- *     call runs `direct` instead (the test uses the largest node, so every
- *     rank decides alike).
+ *     above; the segment holds 2 L_A P m bytes.  Above PACOLL_SHM_MAX, or
+ *     what some host has room for (pc_seg_fits), the call runs `direct`
+ *     instead (the test uses the largest node, so every rank decides alike).
  *
  * Cost (Hockney, N nodes of L ranks, P = N L, k ports, m bytes per block):
  *     T = 2 (alpha_shm + P m beta_shm) + ceil((N-1)/k) (alpha + L^2 m beta)

@@ -35,8 +35,9 @@
  * node layout (node_ranks, local_of) and need nothing special.
  *
  * Memory: the node segment holds L (nodes + N) 8-byte sizes, then the
- * node's whole send volume and the volume it receives from other nodes
- * (bounded by PACOLL_SHM_MAX); the leader's SLOAV adds what sloav.c states.
+ * node's whole send volume and the volume it receives from other nodes; a
+ * node whose volume does not fit (PACOLL_SHM_MAX, its host's room) takes
+ * the private path below.  The leader's SLOAV adds what sloav.c states.
  *
  * Cost (Hockney; L ranks per node, n nodes, elements of m bytes, K =
  * ceil(log_r n), node partitions of L^2 m bytes):

@@ -33,13 +33,14 @@ static size_t flag_bytes(const pc_peers_t *p)
 /* Node segments on my host (virtual nodes share one). */
 static size_t nodes_here(const pc_peers_t *p)
 {
+    char *seen = calloc((size_t)p->nnodes + 1, 1);
     size_t n = 0;
-    for (int r = 0; r < p->size; r++) {
-        int first = p->host_of[r] >= 0;
-        for (int q = 0; q < r && first; q++)
-            first = !(p->host_of[q] >= 0 && p->node_of[q] == p->node_of[r]);
-        n += (size_t)first;
-    }
+    if (!seen)
+        return (size_t)p->nnodes; /* (an upper bound) */
+    for (int r = 0; r < p->size; r++)
+        if (p->host_of[r] >= 0 && !seen[p->node_of[r]])
+            seen[p->node_of[r]] = 1, n++;
+    free(seen);
     return n ? n : 1;
 }
 

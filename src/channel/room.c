@@ -28,36 +28,19 @@ static size_t mem_available(void)
 #if !PACOLL_UNDER_SMPI
 /* Open MPI's osc/sm backs MPI_Win_allocate_shared with a file in its
  * osc_sm_backing_directory (/dev/shm where writable, else the session
- * directory); MPICH maps files in /dev/shm.  Asked through MPI_T, so an
- * MCA parameter file or OMPI_MCA_ variable is seen as the library sees it. */
-static int backing_dir_mpit(char *dir, size_t len)
+ * directory under TMPDIR); MPICH maps files in /dev/shm.  The MCA parameter
+ * is read from the environment (mpirun --mca sets it there): asking MPI_T
+ * took hundreds of milliseconds per query, as it registers every variable
+ * of every component again. */
+static const char *backing_dir(void)
 {
-    int provided, idx, count, ok = 0;
-    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
-        return 0;
-    MPI_T_cvar_handle h;
-    if (MPI_T_cvar_get_index("osc_sm_backing_directory", &idx) == MPI_SUCCESS &&
-        MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) == MPI_SUCCESS) {
-        char *buf = calloc((size_t)(count > 0 ? count : 0) + 4096, 1);
-        if (buf && MPI_T_cvar_read(h, buf) == MPI_SUCCESS && buf[0]) {
-            snprintf(dir, len, "%s", buf);
-            ok = 1;
-        }
-        free(buf);
-        MPI_T_cvar_handle_free(&h);
-    }
-    MPI_T_finalize();
-    return ok;
-}
-
-static const char *backing_dir(char *dir, size_t len)
-{
-    if (backing_dir_mpit(dir, len))
-        return dir;
+    const char *d = getenv("OMPI_MCA_osc_sm_backing_directory");
+    if (d && *d)
+        return d;
     if (access("/dev/shm", W_OK) == 0)
         return "/dev/shm";
-    const char *tmp = getenv("TMPDIR");
-    return tmp && *tmp ? tmp : "/tmp";
+    d = getenv("TMPDIR");
+    return d && *d ? d : "/tmp";
 }
 #endif
 
@@ -70,10 +53,9 @@ int pc_room_here(pc_room_t r, char *why, size_t len)
     }
 #if !PACOLL_UNDER_SMPI
     /* (Under SMPI shared windows are the simulator's own memory.) */
-    char dir[4096];
-    const char *d = backing_dir(dir, sizeof dir);
+    const char *d = r.shm ? backing_dir() : NULL;
     struct statvfs vs;
-    if (r.shm && statvfs(d, &vs) == 0) {
+    if (d && statvfs(d, &vs) == 0) {
         size_t avail = pc_room_mul((size_t)vs.f_bavail, vs.f_frsize ? vs.f_frsize : vs.f_bsize);
         if (r.shm > avail) {
             snprintf(why, len, "%zu bytes of shared memory needed on this host, %zu free in %s",

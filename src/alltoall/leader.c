@@ -28,9 +28,9 @@
  *     whose first bytes no sender writes) made the simulator's puts fail
  *     with MPI_ERR_RMA_RANGE (docs/MULTICORE.md).
  *   - Uneven nodes and any placement (node_ranks) are covered by the offsets
- *     above; the segment holds 2 L_A P m bytes.  Above PACOLL_SHM_MAX the
- *     call runs `direct` instead (the test uses the largest node, so every
- *     rank decides alike).
+ *     above; the segment holds 2 L_A P m bytes.  Above PACOLL_SHM_MAX, or
+ *     what some host has room for (pc_seg_fits), the call runs `direct`
+ *     instead (the test uses the largest node, so every rank decides alike).
  *
  * Cost (Hockney, N nodes of L ranks, P = N L, k ports, m bytes per block):
  *     T = 2 (alpha_shm + P m beta_shm) + ceil((N-1)/k) (alpha + L^2 m beta)
@@ -118,7 +118,7 @@ static int leaders_exchange(pacoll_team_t *t, const pc_args_t *a, const char *se
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {
     const size_t half = (size_t)t->local_size * (size_t)t->size * a->m;
-    if (2 * (size_t)t->ppn_max * (size_t)t->size * a->m > t->cfg.chan.shm_max)
+    if (!pc_seg_fits(&t->seg, 2 * (size_t)t->ppn_max * (size_t)t->size * a->m))
         return pc_alltoall_direct.run(t, a);
     pc_wait_t w;
     pc_wait_init(&w, &t->chan, "alltoall leader");

@@ -203,7 +203,8 @@ static void permute(const pacoll_team_t *t, const pc_args_t *a, const char *recv
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {
     const size_t area_bytes = (size_t)t->ppn_max * region(t, a->m);
-    if ((size_t)t->ppn_max * (size_t)t->nnodes * (size_t)t->ppn_max * a->m > t->cfg.chan.shm_max)
+    /* (the bound every rank computes alike: the largest node's area) */
+    if (!pc_seg_fits(&t->seg, (size_t)t->ppn_max * (size_t)t->nnodes * (size_t)t->ppn_max * a->m))
         return pc_alltoall_direct.run(t, a);
     int rc;
     const lanes_t *h = get_lanes(t, &rc);

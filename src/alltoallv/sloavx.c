@@ -35,8 +35,9 @@
  * node layout (node_ranks, local_of) and need nothing special.
  *
  * Memory: the node segment holds L (nodes + N) 8-byte sizes, then the
- * node's whole send volume and the volume it receives from other nodes
- * (bounded by PACOLL_SHM_MAX); the leader's SLOAV adds what sloav.c states.
+ * node's whole send volume and the volume it receives from other nodes; a
+ * node whose volume does not fit (PACOLL_SHM_MAX, its host's room) takes
+ * the private path below.  The leader's SLOAV adds what sloav.c states.
  *
  * Cost (Hockney; L ranks per node, n nodes, elements of m bytes, K =
  * ceil(log_r n), node partitions of L^2 m bytes):
@@ -84,9 +85,14 @@ static int layout_alloc(layout_t *x, int nn, int n)
 }
 
 /* Row of local rank s in the sizes area: [bytes to each node][rcounts]. */
+static size_t row_words(const pacoll_team_t *t) { return (size_t)t->nnodes + (size_t)t->size; }
 static uint64_t *row(const pacoll_team_t *t, char *area, int s)
 {
-    return (uint64_t *)area + (size_t)s * ((size_t)t->nnodes + (size_t)t->size);
+    return (uint64_t *)area + (size_t)s * row_words(t);
+}
+static const uint64_t *row_c(const pacoll_team_t *t, const char *area, int s)
+{
+    return (const uint64_t *)area + (size_t)s * row_words(t);
 }
 
 static void write_row(const pacoll_team_t *t, const pc_args_t *a, char *area)
@@ -100,16 +106,17 @@ static void write_row(const pacoll_team_t *t, const pc_args_t *a, char *area)
     }
 }
 
-/* Everything a process needs from the sizes of every local process. */
-static int compute_layout(const pacoll_team_t *t, char *area, layout_t *x)
+/* Everything local process me needs from the sizes of every local
+ * process (the leader computes it for each, on the private path). */
+static int compute_layout(const pacoll_team_t *t, const char *area, layout_t *x, int me)
 {
-    int nn = t->nnodes, n = t->size, me = t->local_rank, L = t->local_size;
+    int nn = t->nnodes, n = t->size, L = t->local_size;
     size_t *col = calloc(2 * (size_t)n, sizeof *col); /* col[p], pre[p] */
     if (!col)
         return MPI_ERR_NO_MEM;
     size_t *pre = col + n;
     for (int s = 0; s < L; s++) {
-        const uint64_t *r = row(t, area, s);
+        const uint64_t *r = row_c(t, area, s);
         for (int m = 0; m < nn; m++) {
             if (s < me)
                 x->my_send[m] += r[m];
@@ -184,6 +191,145 @@ static void copy_out(const pacoll_team_t *t, const pc_args_t *a, const layout_t 
     pc_copy_charge_local(a->rcounts[t->rank]);
 }
 
+/* ------------------------------------------------------ private path */
+
+/* A node whose segment cannot hold a call (PACOLL_SHM_MAX, or no room on
+ * its host: pc_seg_fits_node) moves its data through its leader's own
+ * memory, by messages inside the node.  Only leaders meet other nodes, and
+ * the leader runs the same exchange on the same partitions, so the other
+ * nodes see no difference and nothing is agreed beyond the node. */
+#define TAG_PRIVATE 7091
+#define CHUNK ((size_t)1 << 30)
+
+static int req_done(MPI_Request *r)
+{
+    int f = 0;
+    return PMPI_Test(r, &f, MPI_STATUS_IGNORE) != MPI_SUCCESS || f;
+}
+
+static int wait_req(pc_wait_t *w, MPI_Request *r, int peer)
+{
+    PC_WAIT_UNTIL(w, req_done(r), peer);
+    return MPI_SUCCESS;
+}
+
+/* n bytes to or from local rank `other`, in pieces MPI's int counts hold. */
+static int move(const pacoll_team_t *t, pc_wait_t *w, int send, char *buf, size_t n, int other)
+{
+    int rc = MPI_SUCCESS;
+    for (size_t off = 0; off < n && rc == MPI_SUCCESS; off += CHUNK) {
+        int len = (int)(n - off < CHUNK ? n - off : CHUNK);
+        MPI_Request r;
+        rc = send ? PMPI_Isend(buf + off, len, MPI_BYTE, other, TAG_PRIVATE, t->node_comm, &r)
+                  : PMPI_Irecv(buf + off, len, MPI_BYTE, other, TAG_PRIVATE, t->node_comm, &r);
+        if (rc == MPI_SUCCESS)
+            rc = wait_req(w, &r, t->node_ranks[t->node_first[t->node] + other]);
+    }
+    return rc;
+}
+
+/* A non-leader: its blocks, in the order copy_in lays them, to the leader;
+ * then its received blocks, in source order, back. */
+static int private_member(pacoll_team_t *t, const pc_args_t *a, pc_wait_t *w)
+{
+    size_t out = 0, in = 0;
+    for (int p = 0; p < t->size; p++)
+        out += a->scounts[p], in += a->rcounts[p];
+    char *tmp = malloc((out > in ? out : in) + 1);
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    size_t at = 0;
+    for (int m = 0; m < t->nnodes; m++)
+        for (int i = t->node_first[m]; i < t->node_first[m + 1]; i++) {
+            int dst = t->node_ranks[i];
+            if (a->scounts[dst])
+                memcpy(tmp + at, a->sbuf + a->sdispls[dst], a->scounts[dst]);
+            at += a->scounts[dst];
+        }
+    pc_copy_charge(out);
+    int rc = move(t, w, 1, tmp, out, 0);
+    if (rc == MPI_SUCCESS)
+        rc = move(t, w, 0, tmp, in, 0);
+    if (rc == MPI_SUCCESS) {
+        at = 0;
+        for (int p = 0; p < t->size; p++) {
+            if (a->rcounts[p])
+                memcpy(a->rbuf + a->rdispls[p], tmp + at, a->rcounts[p]);
+            at += a->rcounts[p];
+        }
+        pc_copy_charge(in);
+    }
+    free(tmp);
+    return rc;
+}
+
+static int leaders_exchange(pacoll_team_t *t, const layout_t *x, char *area);
+
+/* The leader: the node's area in its own memory, filled from every local
+ * rank's message (placed as copy_in would), the leaders' exchange, and each
+ * local rank's blocks sent back.  rows: a copy of the sizes area. */
+static int private_leader(pacoll_team_t *t, const pc_args_t *a, pc_wait_t *w, const layout_t *x,
+                          const char *rows)
+{
+    int L = t->local_size, nn = t->nnodes;
+    char *area = malloc(x->total_send + x->total_recv);
+    size_t most = 0;
+    for (int i = 1; i < L; i++) {
+        size_t out = 0, in = 0;
+        const uint64_t *r = row_c(t, rows, i);
+        for (int m = 0; m < nn; m++)
+            out += r[m];
+        for (int p = 0; p < t->size; p++)
+            in += r[nn + p];
+        most = out > most ? out : most;
+        most = in > most ? in : most;
+    }
+    char *tmp = malloc(most + 1);
+    int rc = area && tmp ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        copy_in(t, a, x, area);
+    for (int i = 1; i < L && rc == MPI_SUCCESS; i++) { /* in */
+        layout_t xi;
+        const uint64_t *r = row_c(t, rows, i);
+        size_t out = 0, at = 0;
+        for (int m = 0; m < nn; m++)
+            out += r[m];
+        rc = layout_alloc(&xi, nn, t->size);
+        if (rc == MPI_SUCCESS)
+            rc = compute_layout(t, rows, &xi, i);
+        if (rc == MPI_SUCCESS)
+            rc = move(t, w, 0, tmp, out, i);
+        for (int m = 0; m < nn && rc == MPI_SUCCESS; m++) {
+            memcpy(area + xi.my_send[m], tmp + at, r[m]);
+            at += r[m];
+        }
+        pc_copy_charge(out);
+        layout_free(&xi);
+    }
+    if (rc == MPI_SUCCESS && nn > 1)
+        rc = leaders_exchange(t, x, area);
+    for (int i = 1; i < L && rc == MPI_SUCCESS; i++) { /* out */
+        layout_t xi;
+        const uint64_t *r = row_c(t, rows, i);
+        size_t at = 0;
+        rc = layout_alloc(&xi, nn, t->size);
+        if (rc == MPI_SUCCESS)
+            rc = compute_layout(t, rows, &xi, i);
+        for (int p = 0; p < t->size && rc == MPI_SUCCESS; p++) {
+            memcpy(tmp + at, area + xi.my_recv[p], r[nn + p]);
+            at += r[nn + p];
+        }
+        pc_copy_charge(at);
+        if (rc == MPI_SUCCESS)
+            rc = move(t, w, 1, tmp, at, i);
+        layout_free(&xi);
+    }
+    if (rc == MPI_SUCCESS)
+        copy_out(t, a, x, area);
+    free(tmp), free(area);
+    return rc;
+}
+
 /* The leaders' SLOAV on the node partitions in the segment. */
 static int leaders_exchange(pacoll_team_t *t, const layout_t *x, char *area)
 {
@@ -221,7 +367,7 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
     int rc = layout_alloc(&x, t->nnodes, t->size);
     pc_seg_op_t op;
     /* 1. sizes */
-    size_t sizes = (size_t)t->local_size * ((size_t)t->nnodes + (size_t)t->size) * 8;
+    size_t sizes = (size_t)t->local_size * row_words(t) * 8;
     if (rc == MPI_SUCCESS)
         rc = pc_seg_begin(&t->seg, sizes, &w, &op);
     if (rc != MPI_SUCCESS) {
@@ -232,11 +378,29 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
     pc_seg_post(&op);
     rc = pc_seg_wait_all_posts(&op);
     if (rc == MPI_SUCCESS)
-        rc = compute_layout(t, op.buf, &x);
+        rc = compute_layout(t, op.buf, &x, t->local_rank);
+    /* Whether the segment can hold the call: every local process computed
+     * the same total, so the node decides alone (the private path). */
+    size_t bytes = x.total_send + x.total_recv;
+    int fits = rc != MPI_SUCCESS || pc_seg_fits_node(&t->seg, bytes);
+    char *rows = NULL;
+    if (!fits && t->local_rank == 0 && (rows = malloc(sizes)) != NULL)
+        memcpy(rows, op.buf, sizes);
     pc_seg_end(&op);
+    if (!fits) {
+        if (t->cfg.chan.verbose && t->local_rank == 0)
+            pc_log("alltoallv sloavx: node %d's %zu bytes do not fit its segment: through the "
+                   "leader's memory", t->node, bytes);
+        if (t->local_rank != 0)
+            rc = private_member(t, a, &w);
+        else
+            rc = rows ? private_leader(t, a, &w, &x, rows) : MPI_ERR_NO_MEM;
+        free(rows);
+        layout_free(&x);
+        return rc;
+    }
     /* 2. data in, the leaders' exchange (the segment may grow here: every
      *    local process computed the same total). */
-    size_t bytes = x.total_send + x.total_recv;
     if (rc == MPI_SUCCESS)
         rc = pc_seg_begin(&t->seg, bytes, &w, &op);
     if (rc != MPI_SUCCESS) {

@@ -289,9 +289,8 @@ static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
      * check has made it with the others (docs/CHECKS.md, "The team").  Where
      * the rules never give pacoll this shape, it waits for an algorithm
      * named at a call or on the communicator, which every rank names alike. */
-    if (!t->ready && t->may_run && (rc = pc_team_ready(t)) != MPI_SUCCESS)
-        return pc_raise(c->comm, rc, 1,
-                        "%s: pacoll could not set up its channel on the communicator",
+    if (!t->ready && t->may_run && (rc = pc_team_ready(t)) != MPI_SUCCESS && !t->no_room)
+        return pc_raise(c->comm, rc, 1, "%s: pacoll could not set up its channel on the communicator",
                         c->where);
     if (pc_verdict_begin(t) != MPI_SUCCESS)
         return lost(c, t, MPI_ERR_OTHER);
@@ -306,10 +305,17 @@ static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
     const char *why;
     /* an algorithm named at the call or on the communicator, where the rules
      * never run pacoll: named alike on every rank, so made together */
-    if (a->run && !t->ready && (rc = pc_team_ready(t)) != MPI_SUCCESS)
-        return pc_raise(c->comm, rc, 1,
-                        "%s: pacoll could not set up its channel on the communicator",
+    if (a->run && !t->ready && (rc = pc_team_ready(t)) != MPI_SUCCESS && !t->no_room)
+        return pc_raise(c->comm, rc, 1, "%s: pacoll could not set up its channel on the communicator",
                         c->where);
+    /* pacoll's own resource needs never fail a legal call (docs/CHECKS.md,
+     * "Resources"): all ranks agreed at set-up, so all hand it over */
+    if (a->run && t->no_room) {
+        say_once(t, "%s: handed to the MPI library: %s", c->where,
+                 "pacoll's windows and shared memory do not fit some host's memory or "
+                 "shared-memory space");
+        idx = pc_registry_native(c->coll), a = pc_registry_get(idx);
+    }
     if (a->run && !pc_algo_can_run(t, a, &why)) {
         say_once(t, "%s: handed to the MPI library: %s", pacoll_coll_name(c->coll), why);
         idx = pc_registry_native(c->coll), a = pc_registry_get(idx);

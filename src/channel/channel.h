@@ -29,6 +29,7 @@
 #define PACOLL_CHANNEL_H
 
 #include "channel/peers.h"
+#include "channel/room.h"
 #include "channel/wait.h"
 
 #define PC_GENS 3
@@ -178,8 +179,12 @@ typedef struct pc_call {
 } pc_call_t;
 
 /* Makes the channel of a team (collective over peers->comm); peers must
- * stay valid for the channel's life. */
-int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers);
+ * stay valid for the channel's life.  extra: what this host must also hold
+ * for the caller's allocations right after (the node segment).  Every rank
+ * first checks its host's room for all of it, and one agreement decides:
+ * *room 0 on every rank (MPI_SUCCESS, nothing allocated) when some host
+ * has not, and the caller runs without the channel. */
+int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers, pc_room_t extra, int *room);
 void pc_chan_free(pc_chan_t *ch);
 /* Frees the channel's memory only (no MPI calls). */
 void pc_chan_free_local(pc_chan_t *ch);
@@ -306,8 +311,9 @@ void pc_copy_own(void *dst, const void *src, size_t n);
 int pc_host_write(pc_chan_t *ch, uint64_t pid, uint64_t addr, const void *src, size_t n);
 static inline int pc_host_write_ok(const pc_chan_t *ch) { return ch->cma; }
 
-/* A zeroed shared segment of `bytes` over comm, allocated by comm's rank 0;
- * *base is its address in this process (channel/shm.c). */
+/* A shared segment of `bytes` over comm, allocated by comm's rank 0; *base
+ * is its address in this process (channel/shm.c).  Not cleared: the caller
+ * zeroes what must read zero.  Agree on room first (channel/room.h). */
 int pc_shared_window(MPI_Comm comm, size_t bytes, MPI_Win *win, char **base);
 
 #endif

@@ -183,7 +183,8 @@ int pc_rma_windows_create(pc_chan_t *ch)
     PMPI_Info_free(&info);
     if (rc != MPI_SUCCESS)
         return rc;
-    memset(ch->base, 0, ch->box_bytes);
+    /* the flag words; slots are read only after their flag */
+    memset(ch->base, 0, pc_slot_off(p->size, 0, 0, ch->slot));
     PMPI_Win_lock_all(MPI_MODE_NOCHECK, ch->win);
     PMPI_Win_lock_all(MPI_MODE_NOCHECK, ch->dwin);
     ch->have_win = 1;

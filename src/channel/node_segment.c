@@ -25,17 +25,44 @@ static uint64_t *remote_flag(const pc_seg_t *s, int n)
     return (uint64_t *)(s->base + (size_t)(2 * s->peers->local_size + n) * PC_LINE);
 }
 
+static size_t flag_bytes(const pc_peers_t *p)
+{
+    return (size_t)(2 * p->local_size + p->nnodes) * PC_LINE + (size_t)p->local_size * PC_SEG_ROW;
+}
+
+/* Node segments on my host (virtual nodes share one). */
+static size_t nodes_here(const pc_peers_t *p)
+{
+    char *seen = calloc((size_t)p->nnodes + 1, 1);
+    size_t n = 0;
+    if (!seen)
+        return (size_t)p->nnodes; /* (an upper bound) */
+    for (int r = 0; r < p->size; r++)
+        if (p->host_of[r] >= 0 && !seen[p->node_of[r]])
+            seen[p->node_of[r]] = 1, n++;
+    free(seen);
+    return n ? n : 1;
+}
+
+pc_room_t pc_seg_first_room(const pc_peers_t *p)
+{
+    return (pc_room_t){.shm = pc_room_mul(nodes_here(p), flag_bytes(p) + PC_SHM_MIN), .mem = 0};
+}
+
 static int allocate(pc_seg_t *s, size_t capacity)
 {
     const pc_peers_t *p = s->peers;
-    s->flag_bytes = (size_t)(2 * p->local_size + p->nnodes) * PC_LINE + (size_t)p->local_size * PC_SEG_ROW;
+    s->flag_bytes = flag_bytes(p);
     int node_rank;
     int rc = pc_shared_window(p->node_comm, s->flag_bytes + capacity, &s->win, &s->base);
     if (rc != MPI_SUCCESS)
         return rc;
     PMPI_Comm_rank(p->node_comm, &node_rank);
     if (node_rank == 0) {
-        /* Flags survive a regrow: operations already done stay done. */
+        /* Only the flag block must read zero (the data area is read only
+         * after its post).  Flags survive a regrow: operations already
+         * done stay done. */
+        memset(s->base, 0, s->flag_bytes);
         for (int i = 0; i < p->local_size; i++)
             *post_flag(s, i) = *done_flag(s, i) = s->ticket;
     }
@@ -48,6 +75,8 @@ int pc_seg_create(pc_seg_t *s, const pc_peers_t *peers)
 {
     s->peers = peers;
     s->ticket = 0;
+    s->agreed = PC_SHM_MIN;
+    s->refused = s->node_refused = SIZE_MAX;
     return allocate(s, PC_SHM_MIN);
 }
 
@@ -58,17 +87,71 @@ void pc_seg_free(pc_seg_t *s)
     s->have = 0;
 }
 
+/* The data area a segment grows to for `bytes`: doubled from the first,
+ * at most PACOLL_SHM_MAX. */
+static size_t grown(const pc_seg_t *s, size_t from, size_t bytes)
+{
+    size_t cap = from, max = s->peers->cfg->shm_max;
+    while (cap < bytes && cap <= SIZE_MAX / 2)
+        cap *= 2;
+    return cap > max ? max : cap;
+}
+
+int pc_seg_fits(pc_seg_t *s, size_t bytes)
+{
+    const pc_peers_t *p = s->peers;
+    if (bytes <= s->agreed)
+        return 1;
+    if (bytes >= s->refused || bytes > p->cfg->shm_max)
+        return 0;
+    size_t target = grown(s, PC_SHM_MIN, bytes);
+    /* Every node of my host grows to target; the current ones go first. */
+    size_t n = nodes_here(p), now = pc_room_mul(n, s->flag_bytes + s->capacity);
+    size_t then = pc_room_mul(n, s->flag_bytes + target);
+    pc_room_t r = {.shm = then > now ? then - now : 0, .mem = 0};
+    char why[192];
+    int mine = pc_room_here(r, why, sizeof why), all = 0;
+    if (!mine && p->cfg->verbose)
+        pc_log("no room for the node segment of %zu bytes: %s", target, why);
+    if (pc_room_agree(p->comm, mine, &all) != MPI_SUCCESS)
+        all = 0; /* (the exchange that runs instead meets the error) */
+    if (all)
+        s->agreed = target;
+    else
+        s->refused = bytes;
+    return all;
+}
+
+int pc_seg_fits_node(pc_seg_t *s, size_t bytes)
+{
+    const pc_peers_t *p = s->peers;
+    if (bytes <= s->capacity)
+        return 1;
+    if (bytes >= s->node_refused || bytes > p->cfg->shm_max)
+        return 0;
+    size_t target = grown(s, s->capacity, bytes);
+    pc_room_t r = {.shm = target - s->capacity, .mem = 0};
+    char why[192];
+    int mine = p->local_rank != 0 || pc_room_here(r, why, sizeof why), all = 0;
+    if (!mine && p->cfg->verbose)
+        pc_log("no room for the node segment of %zu bytes: %s", target, why);
+    if (pc_room_agree(p->node_comm, mine, &all) != MPI_SUCCESS)
+        all = 0;
+    if (!all)
+        s->node_refused = bytes;
+    return all;
+}
+
 static int grow(pc_seg_t *s, size_t bytes)
 {
-    size_t cap = s->capacity, max = s->peers->cfg->shm_max;
-    while (cap < bytes)
-        cap *= 2;
+    size_t max = s->peers->cfg->shm_max;
     if (bytes > max) {
         pc_log("the node segment would need %zu bytes, more than PACOLL_SHM_MAX=%zu", bytes, max);
         return MPI_ERR_NO_MEM;
     }
-    if (cap > max)
-        cap = max;
+    size_t cap = grown(s, s->capacity, bytes);
+    if (s->agreed >= bytes && cap > s->agreed) /* stay within what was agreed */
+        cap = s->agreed;
     /* Collective over the node: everyone is between operations here. */
     PMPI_Win_free(&s->win);
     s->have = 0;

@@ -24,6 +24,7 @@
 #define PACOLL_NODE_SEGMENT_H
 
 #include "channel/peers.h"
+#include "channel/room.h"
 #include "channel/wait.h"
 
 typedef struct pc_seg {
@@ -34,6 +35,10 @@ typedef struct pc_seg {
     size_t capacity;  /* bytes of the data area */
     size_t flag_bytes;
     uint64_t ticket;  /* last operation started */
+    /* pc_seg_fits: the largest data area every node agreed it can hold,
+     * and the smallest request refused (the same on every rank) */
+    size_t agreed, refused;
+    size_t node_refused; /* pc_seg_fits_node: the same on the node's ranks */
 } pc_seg_t;
 
 typedef struct pc_seg_op {
@@ -46,10 +51,25 @@ typedef struct pc_seg_op {
 /* Bytes of a local rank's row (pc_seg_row). */
 #define PC_SEG_ROW 2048
 
+/* What the first segment needs on my host (for the set-up's agreement,
+ * pc_chan_create). */
+pc_room_t pc_seg_first_room(const pc_peers_t *peers);
 /* Makes the segment (collective over the node); peers must outlive it. */
 int pc_seg_create(pc_seg_t *s, const pc_peers_t *peers);
 void pc_seg_free(pc_seg_t *s);
 
+/* Whether every node's segment can hold `bytes` of data area: 1 at once
+ * up to a size agreed before, 0 at once from a size refused before or
+ * above PACOLL_SHM_MAX; else every node checks its host's room (room.h)
+ * and one agreement over the team decides.  Collective over the team then:
+ * every rank must pass the same bytes (an algorithm's bound for the
+ * largest node), so that all run the algorithm, or all its fallback. */
+int pc_seg_fits(pc_seg_t *s, size_t bytes);
+/* The same over my node only, for an algorithm whose nodes need different
+ * sizes and that has a way for one node alone to do without (sloavx):
+ * every local rank passes the same bytes; agreed over the node only when
+ * the segment must grow. */
+int pc_seg_fits_node(pc_seg_t *s, size_t bytes);
 /* Starts an operation needing `bytes` of data area.  Collective over the
  * node: every local rank must pass the same bytes (the segment grows then). */
 int pc_seg_begin(pc_seg_t *s, size_t bytes, pc_wait_t *w, pc_seg_op_t *op);

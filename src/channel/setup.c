@@ -51,8 +51,9 @@ static int gather_procs(pc_chan_t *ch)
                           (int)(sizeof me / sizeof(uint64_t)), MPI_UINT64_T, p->host_comm);
 }
 
-int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers)
+int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers, pc_room_t extra, int *room)
 {
+    *room = 1;
     ch->peers = *peers;
     const pc_peers_t *p = &ch->peers;
     int rc = MPI_SUCCESS;
@@ -75,17 +76,34 @@ int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers)
 #endif
     if ((rc = gather_procs(ch)) != MPI_SUCCESS)
         return rc;
-    if (p->host_size > 1 && p->cfg->transport == PC_TRANSPORT_AUTO)
-        rc = pc_shm_transport_create(ch);
+    int shm = p->host_size > 1 && p->cfg->transport == PC_TRANSPORT_AUTO;
+    if (shm)
+        pc_shm_probe(ch);
+    /* Windows are collective over the team: agree whether anyone needs
+     * them (a peer on another host, forced RMA, or no cross-memory copy),
+     * and in the same reduction whether every host has room for all that
+     * set-up allocates (room.h): else nothing is allocated anywhere. */
+    int need = p->host_size < p->size || p->cfg->transport == PC_TRANSPORT_RMA || (shm && !ch->cma);
+    size_t rma_box = need && p->size > 1 ? pc_box_bytes(p->size, pc_slot_size(ch, p->size)) : 0;
+    pc_room_t r = extra;
+    if (shm)
+        r.shm = pc_room_add(r.shm, pc_room_mul(ch->shm_box_bytes, (size_t)p->host_size));
+    /* (the MPI library may back a window among ranks of one host with
+     * shared memory too) */
+    r.mem = pc_room_add(r.mem, pc_room_mul(rma_box, (size_t)p->host_size));
+    char why[192];
+    int mine[2] = {need, !pc_room_here(r, why, sizeof why)}, any[2] = {0, 0};
+    if (mine[1] && p->cfg->verbose)
+        pc_log("no room for pacoll's channel: %s", why);
+    rc = PMPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, p->comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    /* Windows are collective over the team: agree whether anyone needs
-     * them (a peer on another host, forced RMA, or no cross-memory copy). */
-    int need = p->host_size < p->size || p->cfg->transport == PC_TRANSPORT_RMA ||
-               (ch->have_shm && !ch->cma);
-    int any = 0;
-    rc = PMPI_Allreduce(&need, &any, 1, MPI_INT, MPI_LOR, p->comm);
-    if (rc == MPI_SUCCESS && any && p->size > 1)
+    *room = !any[1];
+    if (!*room)
+        return MPI_SUCCESS;
+    if (shm)
+        rc = pc_shm_transport_create(ch);
+    if (rc == MPI_SUCCESS && any[0] && p->size > 1)
         rc = pc_rma_windows_create(ch);
     return rc;
 }

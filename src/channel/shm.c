@@ -254,19 +254,29 @@ static int probe_cma(const pc_peers_t *p)
 #endif
 }
 
+void pc_shm_probe(pc_chan_t *ch)
+{
+    ch->shm_slot = pc_slot_size(ch, ch->peers.host_size);
+    ch->shm_box_bytes = pc_box_bytes(ch->peers.host_size, ch->shm_slot);
+    ch->cma = probe_cma(&ch->peers);
+}
+
 int pc_shm_transport_create(pc_chan_t *ch)
 {
     const pc_peers_t *p = &ch->peers;
-    ch->shm_slot = pc_slot_size(ch, p->host_size);
-    ch->shm_box_bytes = pc_box_bytes(p->host_size, ch->shm_slot);
     int rc = pc_shared_window(p->host_comm, ch->shm_box_bytes * (size_t)p->host_size, &ch->shm_win,
                               &ch->shm_base);
     if (rc != MPI_SUCCESS)
         return rc;
     ch->have_shm = 1;
-    ch->cma = probe_cma(p);
+    /* Only the mailboxes' flag words must read zero; the slots are read
+     * only after their flag, so a multi-GiB segment is not written here. */
+    if (p->host_rank == 0)
+        for (int h = 0; h < p->host_size; h++)
+            memset(box(ch, h), 0, pc_slot_off(p->host_size, 0, 0, ch->shm_slot));
     return PMPI_Barrier(p->host_comm);
 }
+
 int pc_shared_window(MPI_Comm comm, size_t bytes, MPI_Win *win, char **base)
 {
     /* SMPI-NOTES: rank 0 of comm allocates the whole segment, the others
@@ -281,9 +291,5 @@ int pc_shared_window(MPI_Comm comm, size_t bytes, MPI_Win *win, char **base)
         return rc;
     MPI_Aint qsize;
     int qdisp;
-    rc = PMPI_Win_shared_query(*win, 0, &qsize, &qdisp, base);
-    if (rc == MPI_SUCCESS && rank == 0)
-        memset(*base, 0, bytes);
-    return rc;
+    return PMPI_Win_shared_query(*win, 0, &qsize, &qdisp, base);
 }
-

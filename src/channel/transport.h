@@ -153,6 +153,9 @@ int pc_rma_read_progress_start(pc_chan_t *ch, int peer, uint64_t *v);
 int pc_rma_read_progress_end(pc_chan_t *ch, int peer);
 
 /* Per-transport set-up (setup.c calls them; collective as stated there). */
+/* Sizes the host's mailboxes and probes cross-memory writes (collective
+ * over the host); then pc_shm_transport_create allocates them. */
+void pc_shm_probe(pc_chan_t *ch);
 int pc_shm_transport_create(pc_chan_t *ch);
 int pc_rma_windows_create(pc_chan_t *ch);
 #if PACOLL_UNDER_SMPI

@@ -183,15 +183,23 @@ int pc_team_ready(pacoll_team_t *t)
 {
     if (t->ready)
         return MPI_SUCCESS;
-    int rc = MPI_SUCCESS;
+    if (t->no_room) /* agreed once: not asked again at every call */
+        return MPI_ERR_NO_MEM;
+    int rc = MPI_SUCCESS, room = 1;
     /* A channel made at a later call than the team's first (an algorithm
      * named only then): its set-up waits inside the MPI library too. */
     if (!PACOLL_UNDER_SMPI && t->cfg.chan.timeout > 0 && t->verdict.ncall > 0)
         rc = pc_wait_arrival(t->comm, t->cfg.chan.timeout,
                              "a pacoll call making its channel (setting up)");
     if (rc == MPI_SUCCESS)
-        rc = pc_chan_create(&t->chan, &t->peers);
-    if (rc == MPI_SUCCESS)
+        rc = pc_chan_create(&t->chan, &t->peers, pc_seg_first_room(&t->peers), &room);
+    if (rc == MPI_SUCCESS && !room) {
+        t->no_room = 1;
+        rc = MPI_ERR_NO_MEM;
+        if (t->cfg.chan.verbose && t->rank == 0)
+            pc_log("team of %d ranks: no room for pacoll's channel on some host: its calls go to "
+                   "the MPI library", t->size);
+    } else if (rc == MPI_SUCCESS)
         rc = pc_seg_create(&t->seg, &t->peers);
     if (rc != MPI_SUCCESS) { /* as if never tried: a later call tries again */
         pc_seg_free(&t->seg);

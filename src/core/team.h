@@ -71,6 +71,7 @@ struct pacoll_team {
 
     pc_peers_t peers;  /* what the channel and the node segment see of the team */
     int ready;         /* chan and seg are made (pc_team_ready) */
+    int no_room;       /* some host had no room for them: never made (channel/room.h) */
     int may_run;       /* the rules or PACOLL_<COLL> may run pacoll here (api.c) */
     pc_chan_t chan;    /* the one-sided channel */
     pc_seg_t seg;      /* the node segment for hierarchical algorithms */
@@ -119,7 +120,9 @@ struct pacoll_team {
 pacoll_team_t *pc_team_open(MPI_Comm comm, int *err);
 /* Makes the team's channel and node segment if not made yet: collective
  * over the team, so every rank calls it at the same call, whatever the
- * call's arguments (docs/CHECKS.md, "The team").  An MPI error code. */
+ * call's arguments (docs/CHECKS.md, "The team").  An MPI error code;
+ * MPI_ERR_NO_MEM with no_room set, on every rank, when the ranks agreed
+ * that some host has no room for them (docs/CHECKS.md, "Resources"). */
 int pc_team_ready(pacoll_team_t *t);
 /* pc_team_open, then pc_team_ready: a team pacoll can run on (sub-teams). */
 pacoll_team_t *pc_team_get(MPI_Comm comm, int *err);

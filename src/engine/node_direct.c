@@ -212,10 +212,11 @@ static size_t segment_bytes(const pacoll_team_t *t, const pc_args_t *a, int loca
 }
 
 /* Teams of one rank per node, and calls whose segment would exceed
- * PACOLL_SHM_MAX, run the Direct exchange (the same choice on every rank). */
-static int use_direct(const pacoll_team_t *t, const pc_args_t *a)
+ * PACOLL_SHM_MAX or some host's room (pc_seg_fits), run the Direct exchange
+ * (the same choice on every rank). */
+static int use_direct(pacoll_team_t *t, const pc_args_t *a)
 {
-    return t->ppn_max == 1 || segment_bytes(t, a, t->ppn_max) > t->cfg.chan.shm_max;
+    return t->ppn_max == 1 || !pc_seg_fits(&t->seg, segment_bytes(t, a, t->ppn_max));
 }
 
 static int run_direct(pacoll_team_t *t, const pc_args_t *a, int pap, const char *what)

@@ -20,8 +20,9 @@
  * (t->node_first / node_ranks), never by rank arithmetic.  Teams where every
  * node has one rank run the (pap-)Direct exchange itself (the shm phases
  * would only add two copies); single-node teams run phases 1 and 3 only.
- * A segment larger than PACOLL_SHM_MAX also falls back to the Direct
- * exchange (decided from ppn_max, so every rank takes the same path).
+ * A segment larger than PACOLL_SHM_MAX, or than some host has room for
+ * (pc_seg_fits, agreed), also falls back to the Direct exchange (sized from
+ * ppn_max, so every rank takes the same path).
  */
 #ifndef PACOLL_NODE_EXCHANGE_H
 #define PACOLL_NODE_EXCHANGE_H

@@ -89,9 +89,9 @@ static int node_chunks(const pacoll_team_t *t, int n, size_t m, size_t chunk)
 static uint64_t *row(const pc_smp_t *s, int local) { return (uint64_t *)pc_seg_row(&s->op, local); }
 static char *claims(const pc_smp_t *s, int local) { return (char *)row(s, local) + ROW_CLAIMS; }
 
-int pc_smp_fits(const pacoll_team_t *t, size_t m)
+int pc_smp_fits(pacoll_team_t *t, size_t m)
 {
-    return t->ppn_max <= 1 || (size_t)t->size * m <= t->cfg.chan.shm_max;
+    return t->ppn_max <= 1 || pc_seg_fits(&t->seg, (size_t)t->size * m);
 }
 
 /* The chunk layout and my row, before my block is posted. */

@@ -103,7 +103,7 @@ static inline int pc_smp_master_of(const pacoll_team_t *t, int n) { return t->no
 
 /* Whether the node segment can hold the whole result (else the algorithms
  * hand the call to the flat Direct allgather). */
-int pc_smp_fits(const pacoll_team_t *t, size_t m);
+int pc_smp_fits(pacoll_team_t *t, size_t m);
 
 /* The engine's parameter (base/param.h), listed by the three algorithms. */
 extern const pc_param_t pc_param_smp_share;

@@ -96,7 +96,7 @@ static size_t copy_max(const pacoll_team_t *t, size_t m)
 
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {
-    if ((size_t)t->ppn_max * a->m > t->cfg.chan.shm_max) /* a node block would not fit */
+    if (!pc_seg_fits(&t->seg, (size_t)t->ppn_max * a->m)) /* a node block would not fit */
         return pc_gather_direct.run(t, a);
     int me_root = t->rank == a->root, node = t->node;
     int root_node = t->node_of[a->root];

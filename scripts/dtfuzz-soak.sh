@@ -29,13 +29,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$duration" ] || { echo "dtfuzz-soak: --duration is required (e.g. 30m, 90s, 2h)" >&2; exit 2; }
-case "$duration" in
-  *h) secs=$(( ${duration%h} * 3600 )) ;;
-  *m) secs=$(( ${duration%m} * 60 )) ;;
-  *s) secs=${duration%s} ;;
-  *) secs=$duration ;;
-esac
-[[ "$secs" =~ ^[0-9]+$ ]] && [ "$secs" -gt 0 ] || { echo "dtfuzz-soak: bad --duration $duration" >&2; exit 2; }
+secs=$(pacoll_duration_secs dtfuzz-soak "$duration") || exit 2
 if [ -z "$build" ]; then
   for b in "$here/build/ci" "$here/build/release"; do [ -x "$b/tests/check_dtfuzz" ] && build=$b && break; done
 fi

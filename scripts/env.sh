@@ -15,3 +15,18 @@ pacoll_python() {
   done
   echo python3
 }
+
+# Seconds in a duration such as 90s, 30m, 2h or 600; prog names the caller
+# in the error (status 2) when it is not one.
+pacoll_duration_secs() { # prog duration
+  local secs
+  case "$2" in
+    *h) secs=$(( ${2%h} * 3600 )) ;;
+    *m) secs=$(( ${2%m} * 60 )) ;;
+    *s) secs=${2%s} ;;
+    *) secs=$2 ;;
+  esac 2>/dev/null
+  if [[ "$secs" =~ ^[0-9]+$ ]] && [ "$secs" -gt 0 ]; then echo "$secs"; return 0; fi
+  echo "$1: bad --duration $2" >&2
+  return 2
+}

@@ -50,13 +50,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$duration" ] || { echo "soak: --duration is required (e.g. 30m, 90s, 2h)" >&2; exit 2; }
-case "$duration" in
-  *h) secs=$(( ${duration%h} * 3600 )) ;;
-  *m) secs=$(( ${duration%m} * 60 )) ;;
-  *s) secs=${duration%s} ;;
-  *) secs=$duration ;;
-esac
-[[ "$secs" =~ ^[0-9]+$ ]] && [ "$secs" -gt 0 ] || { echo "soak: bad --duration $duration" >&2; exit 2; }
+secs=$(pacoll_duration_secs soak "$duration") || exit 2
 if [ -z "$report" ]; then # about 30 progress lines, 5 to 60 s apart
   report=$(( secs / 30 )); [ "$report" -lt 5 ] && report=5; [ "$report" -gt 60 ] && report=60
 fi

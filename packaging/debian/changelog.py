@@ -4,7 +4,9 @@
 Each "## [X.Y.Z] - DATE" section up to --version becomes one Debian entry,
 each "- " item under a "### Kind" heading one "  * Kind: ..." line, wrapped
 at 78 columns. A section dated "Unreleased" gets the build's date
-(SOURCE_DATE_EPOCH when set). Written with gzip's best compression and no
+(SOURCE_DATE_EPOCH when set). Debian wants each entry strictly newer than
+the one below it, so a section dated the same day as an older one is stamped
+a minute after it. Written with gzip's best compression and no
 time stamp, as Debian policy 12.7 wants for a native package's changelog.
 """
 import argparse
@@ -40,13 +42,11 @@ def sections(text):
     return out
 
 
-def stamp(date):
+def when(date):
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", date):
-        d = datetime.datetime.strptime(date, "%Y-%m-%d").replace(tzinfo=datetime.timezone.utc)
-    else:
-        epoch = int(os.environ.get("SOURCE_DATE_EPOCH", datetime.datetime.now().timestamp()))
-        d = datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc)
-    return email.utils.format_datetime(d)
+        return datetime.datetime.strptime(date, "%Y-%m-%d").replace(tzinfo=datetime.timezone.utc)
+    epoch = int(os.environ.get("SOURCE_DATE_EPOCH", datetime.datetime.now().timestamp()))
+    return datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc)
 
 
 def main():
@@ -60,8 +60,17 @@ def main():
     if o.version not in versions:
         print(f"changelog.py: {o.changelog} has no section [{o.version}]", file=sys.stderr)
         return 1
+    chosen = secs[versions.index(o.version):]
+    stamps, last = [], None
+    for _, date, _ in reversed(chosen):
+        d = when(date)
+        if last is not None and d <= last:
+            d = last + datetime.timedelta(minutes=1)
+        stamps.append(d)
+        last = d
+    stamps.reverse()
     text = ""
-    for version, date, items in secs[versions.index(o.version):]:
+    for (version, date, items), d in zip(chosen, stamps):
         text += f"{o.package} ({version}) unstable; urgency=medium\n\n"
         for kind, item in items or [("", "Release " + version + ".")]:
             # markdown's code quotes and links read as plain text
@@ -69,7 +78,7 @@ def main():
             body = f"{kind}: {item}" if kind else item
             text += textwrap.fill(body, 78, initial_indent="  * ", subsequent_indent="    ",
                                   break_on_hyphens=False) + "\n"
-        text += f"\n -- {o.maintainer}  {stamp(date)}\n\n"
+        text += f"\n -- {o.maintainer}  {email.utils.format_datetime(d)}\n\n"
     os.makedirs(os.path.dirname(os.path.abspath(o.out)), exist_ok=True)
     with open(o.out, "wb") as raw:
         with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as gz:

@@ -8,6 +8,9 @@
  *   pacoll-info [--ranks P --nodes N --ppn K] [--nic onload|offload|none]
  *               [--rules-file FILE] [--colls LIST] [--sizes MIN:MAX]
  *   pacoll-info --settings      every setting: default, value here, meaning
+ *   pacoll-info --settings-table  every setting, tab-separated: name, owning
+ *                               algorithm (or -), default, meaning; what
+ *                               tools/info/env-md makes docs/ENV.md from
  *   pacoll-info --rules         the rules in effect, numbered as
  *                               PACOLL_VERBOSE cites them
  *   pacoll-info --version | --help
@@ -40,6 +43,8 @@ static void usage(FILE *f)
     fputs("usage: pacoll-info [--ranks P --nodes N --ppn K] [--nic onload|offload|none]\n"
           "                   [--rules-file FILE] [--colls LIST] [--sizes MIN:MAX]\n"
           "       pacoll-info --settings     every PACOLL_* setting: default, value here, meaning\n"
+          "       pacoll-info --settings-table  the same, tab-separated: name, algorithm (or -),\n"
+          "                                  default, meaning (no environment read)\n"
           "       pacoll-info --rules        the selection rules in effect, with the numbers and\n"
           "                                  lines PACOLL_VERBOSE cites, and where they came from\n"
           "       pacoll-info --version | --help\n"
@@ -71,7 +76,17 @@ static void settings(void)
 {
     printf("%-22s %-20s %-16s %s\n", "setting", "default", "here", "meaning");
     pc_params_each(print_setting, NULL);
-    printf("README.md, \"Environment\", says more of each.\n");
+    printf("docs/ENV.md says more of each.\n");
+}
+
+/* The registry as data, independent of the environment: docs/ENV.md is
+ * generated from it (tools/info/env-md). */
+static void print_setting_row(const pc_param_t *p, const char *owner, void *arg)
+{
+    PC_UNUSED(arg);
+    char dflt[64];
+    pc_param_default_text(p, dflt, sizeof dflt);
+    printf("%s\t%s\t%s\t%s\n", p->env, owner ? owner : "-", dflt, p->help);
 }
 
 /* --------------------------------------------------------------- --rules */
@@ -263,6 +278,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(k, "--version")) {
             printf("pacoll-info (pacoll) %s\n", pacoll_version());
+            return 0;
+        }
+        if (!strcmp(k, "--settings-table")) {
+            pc_params_each(print_setting_row, NULL);
             return 0;
         }
         if (!strcmp(k, "--settings") || !strcmp(k, "--rules")) {

@@ -2,9 +2,10 @@
 """Checks that every PACOLL_* variable the library reads is documented.
 
 Every parameter descriptor (`.env = "PACOLL_..."`, base/param.h) must have a
-row in the README's environment table; every other PACOLL_* name in src/
-must appear in README.md or docs/; every variable the table lists must
-still be read somewhere in src/ (no stale rows); and every PACOLL_* name src/
+row in docs/ENV.md's tables (generated from the descriptors by
+tools/info/env-md; ctest env_md keeps it current); every other PACOLL_* name
+in src/ must appear in README.md or docs/; every variable the tables list
+must still be read somewhere in src/ (no stale rows); and every PACOLL_* name src/
 reads that is not a descriptor is in core/config.c's `other_names`, the list
 the warning about unknown PACOLL_* variables knows besides the descriptors.
 
@@ -26,18 +27,18 @@ def main(argv):
     named = set(re.findall(r'"(PACOLL_[A-Z0-9_]+)', src))
     with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
         readme = f.read()
-    table = set(re.findall(r"^\| `(PACOLL_[A-Z0-9_]+)`", readme, re.M))
-    table |= {v for row in re.findall(r"^\|([^|]*)\|", readme, re.M)
-              for v in re.findall(r"`(PACOLL_[A-Z0-9_]+)`", row)}
+    with open(os.path.join(root, "docs", "ENV.md"), encoding="utf-8") as f:
+        env = f.read()
+    table = set(re.findall(r"^\| `(PACOLL_[A-Z0-9_]+)`", env, re.M))
     docs = readme
     for path in glob.glob(os.path.join(root, "docs", "*.md")):
         with open(path, encoding="utf-8") as f:
             docs += f.read()
-    bad = [f"{v}: a parameter with no row in README.md's environment table"
+    bad = [f"{v}: a parameter with no row in docs/ENV.md (run tools/info/env-md)"
            for v in sorted(declared - table)]
     bad += [f"{v}: read in src/ but named nowhere in README.md or docs/"
             for v in sorted(named - declared) if v not in docs]
-    bad += [f"{v}: in README.md's environment table but read nowhere in src/"
+    bad += [f"{v}: in docs/ENV.md's tables but read nowhere in src/"
             for v in sorted(table - named)]
     with open(os.path.join(root, "src", "core", "config.c"), encoding="utf-8") as f:
         m = re.search(r"other_names\[\]\s*=\s*\{(.*?)\};", f.read(), re.S)

@@ -1,7 +1,7 @@
 """A lower bound on every published simulated point (issue 25, item 3): the
 completion time no algorithm can beat on that platform's model, from the
 platform's own numbers (Hockney / LogGP: a latency and a bandwidth per link)
-and the arrival skew the run measured. docs/SIM.md ("Lower bounds") gives
+and the arrival skew the run measured. docs/SIM-MODEL.md ("Lower bounds") gives
 every formula and its assumptions; docs/RESULTS.md shows pacoll's best and
 the best peer as a fraction of it.
 

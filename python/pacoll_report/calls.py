@@ -12,7 +12,7 @@ that mean.  Run the benchmark under smpirun with
 then ``sim/trace-calls T.paje``: one line per timed call, from the
 benchmark's own barrier before each call (a rank's arrival is the end of
 its barrier, its exit the start of the next barrier or of the final
-reduction).  docs/SIM.md, "Where gather's time goes", has a use.
+reduction).  docs/MULTIPORT.md, "Where gather's time goes (simulated)", has a use.
 """
 
 import argparse

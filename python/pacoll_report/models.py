@@ -3,7 +3,7 @@
 model (sim/run EXP --model fair: sim/published-fair/EXP/*.json once
 published, else sim/results/EXP-fair/json/*.json), point by point (run
 file, size): the best peer against pacoll's best algorithm, and auto against
-native per selector, in each model (docs/SIM.md, "The fair model").
+native per selector, in each model (docs/SIM-MODEL.md).
 docs/RESULTS.md's "The fair cost model" section is section() over
 sim/published-fair/.
 

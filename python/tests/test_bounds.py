@@ -1,4 +1,4 @@
-"""The lower bounds (pacoll_report.bounds, docs/SIM.md "Lower bounds"):
+"""The lower bounds (pacoll_report.bounds, docs/SIM-MODEL.md "Lower bounds"):
 formulas on small cases computed by hand, the platform numbers read from
 sim/platforms, the alltoallv counts the benchmark draws, and that no
 published time lies below its bound (the RESULTS.md section is tested in

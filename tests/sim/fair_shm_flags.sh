@@ -3,7 +3,7 @@
 # in flight, not a delay of its writer, and a single-copy write from the
 # eager limit up costs a flow like a peer's intra-node rendezvous, not a CPU
 # copy, sharing the node's memory link with the node's other writes as the
-# peers' flows do (docs/SIM.md, "The fair model").
+# peers' flows do (docs/SIM-MODEL.md).
 #   fair_shm_flags.sh SMPIRUN PLATFORM HOSTFILE PACOLL_BENCH WORK_DIR \
 #                     SHARED_PLATFORM SHARED_HOSTFILE [--cfg ...]
 # Four ranks on one host, alltoall, the intra-node latency set to 10 us:

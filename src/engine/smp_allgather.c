@@ -38,8 +38,8 @@ size_t pc_smp_range_bytes(const pc_smp_t *s, int first, int count)
 
 /* Every local rank copies the whole result, P m bytes, out of the node
  * buffer, and only once it has arrived.  Under random arrival every node's
- * last rank comes within microseconds of the last of all (docs/SIM.md,
- * "Thirteenth session"), so every node's block is complete at about the
+ * last rank comes within microseconds of the last of all (measured under
+ * SMPI, docs/SMP.md), so every node's block is complete at about the
  * same time and every rank then copies all P m bytes, the last one too.
  * So the copy-out is cut into chunks that any local rank may claim: a rank
  * claims its own as they become ready (the own node's as each local rank

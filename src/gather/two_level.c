@@ -4,7 +4,7 @@
  * Source: beyond the seeds.  MVAPICH2's two-level gather (its
  * MV2_Gather_intra_node / inter-leader phases; SimGrid SMPI's mvapich2
  * selector runs it, and it is what beat pacoll's flat algorithms at 8 B on
- * 256 ranks, issue 25); in the seeds' terms, multirail §5.2's SMP-aware
+ * 256 ranks); in the seeds' terms, multirail §5.2's SMP-aware
  * idea (gather a node's blocks in shared memory first, one message per
  * node between nodes) applied to the gather of §4.2/§5.1.1.
  *

@@ -59,7 +59,7 @@ PLATFORMS = [
              "Intra-node: loopback 6 GB/s, 0.25 us (the peers' shared-memory path;",
              "kept as in the first showcase runs). pacoll copies: 2 GB/s per core",
              "(a 2005 Xeon with DDR-2 on an 800 MHz FSB).",
-             "Copy source (docs/SIM-MODEL.md, fairness audit), a proxy: a Pentium E2180 on",
+             "Copy source (docs/SIM.md, fairness audit), a proxy: a Pentium E2180 on",
              "the same 800 MT/s bus (DDR2-800), STREAM Triad one core 2.74 GB/s (1.37",
              "GB/s copied): %s. It suggests ~1.4 GB/s, not 2." % STREAM_SCALING,
              "No Nocona/E7520 figure: the Dell/Intel E7520 DDR2 paper gives the 6.4 GB/s",

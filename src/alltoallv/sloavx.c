@@ -175,7 +175,7 @@ static void copy_in(const pacoll_team_t *t, const pc_args_t *a, const layout_t *
         }
     }
     pc_copy_charge(bytes);
-    pc_copy_charge_local(a->scounts[t->rank]); /* my own block: no message */
+    pc_copy_charge_own(a->scounts[t->rank]); /* my own block: no message */
 }
 
 static void copy_out(const pacoll_team_t *t, const pc_args_t *a, const layout_t *x,
@@ -188,7 +188,7 @@ static void copy_out(const pacoll_team_t *t, const pc_args_t *a, const layout_t 
         bytes += p == t->rank ? 0 : a->rcounts[p];
     }
     pc_copy_charge(bytes);
-    pc_copy_charge_local(a->rcounts[t->rank]);
+    pc_copy_charge_own(a->rcounts[t->rank]);
 }
 
 /* ------------------------------------------------------ private path */

@@ -65,7 +65,7 @@ static int check_type(const pc_mpi_call_t *c, pc_check_t *ck, MPI_Datatype dt, c
 {
     if (dt == MPI_DATATYPE_NULL)
         return fail(ck, MPI_ERR_TYPE, "%s: %s is MPI_DATATYPE_NULL", coll_name(c), which);
-    if (PACOLL_UNDER_SMPI || ck->probe_comm == MPI_COMM_NULL)
+    if (!PC_PLATFORM.guards || ck->probe_comm == MPI_COMM_NULL)
         return MPI_SUCCESS;
     int ni, na, nd, combiner;
     if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS)

@@ -1,7 +1,6 @@
 /* Is a process on this host still there?  See pc_proc_t in internal.h. */
 #include "base/internal.h"
 
-#if !PACOLL_UNDER_SMPI
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -94,19 +93,3 @@ int pc_proc_gone(const pc_proc_t *p)
      * shows Z too: the process lives) */
     return (state == 'Z' || state == 'X') && threads <= 1;
 }
-
-#else /* SMPI: every simulated rank is this one process */
-
-pc_proc_t pc_proc_self(void) { return (pc_proc_t){0}; }
-int pc_proc_checkable(const pc_proc_t *me, const pc_proc_t *p)
-{
-    PC_UNUSED(me), PC_UNUSED(p);
-    return 0;
-}
-int pc_proc_gone(const pc_proc_t *p)
-{
-    PC_UNUSED(p);
-    return 0;
-}
-
-#endif

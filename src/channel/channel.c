@@ -18,8 +18,6 @@ static int copy_bytes(void *dst, const void *src, size_t n)
 
 void pc_copy(void *dst, const void *src, size_t n)
 {
-    /* SMPI charges real CPU time only at the next MPI call, and noisily:
-     * charge a modelled copy instead (one core's memcpy bandwidth). */
     if (copy_bytes(dst, src, n))
         pc_copy_charge(n);
 }
@@ -27,7 +25,7 @@ void pc_copy(void *dst, const void *src, size_t n)
 void pc_copy_own(void *dst, const void *src, size_t n)
 {
     if (copy_bytes(dst, src, n))
-        pc_copy_charge_local(n);
+        pc_copy_charge_own(n);
 }
 
 /* --------------------------------------------------- the k-port window */
@@ -116,7 +114,7 @@ void pc_call_begin(pc_call_t *c, pc_chan_t *ch, const char *what)
     c->bad_peer = -1;
     pc_wait_init(&c->w, ch, what);
     if (ch->peers.cfg->trace)
-        ch->tr = (pc_trace_t){.t0 = pc_trace_clock(), .copy0 = pc_copy_charged()};
+        ch->tr = (pc_trace_t){.t0 = pc_clock(), .copy0 = PC_PLATFORM.charged()};
     if (ch->zputs)
         memset(ch->zputs, 0, (size_t)ch->peers.size * sizeof *ch->zputs);
 }
@@ -128,7 +126,7 @@ static void trace_line(const pc_call_t *c)
 {
     const pc_chan_t *ch = c->ch;
     const pc_trace_t *r = &ch->tr;
-    double us = 1e6, total = pc_trace_clock() - r->t0, copy = pc_copy_charged() - r->copy0;
+    double us = 1e6, total = pc_clock() - r->t0, copy = PC_PLATFORM.charged() - r->copy0;
     pc_log("trace: %s call %llu rank %d: %.3f us = copies %.3f + polls %.3f (%u) + receives "
            "%.3f (%u) + own writes %.3f + other %.3f; sent %u eager (%llu B), %u adv, %u writes "
            "(%llu B)",

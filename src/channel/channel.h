@@ -7,7 +7,10 @@
  *            team (channel/mpi_rma.c);
  *   smpi     a peer on another simulated host under SimGrid: small writes
  *            as messages, data by window or host-to-host transfer
- *            (channel/smpi.c, built only with smpicc).
+ *            (channel/sim/smpi.c, the simulated platform's, built only
+ *            with smpicc).
+ * What the hardware does (copies, flags, the clock) comes from the
+ * platform's table (channel/platform.h), the real one or the simulator's.
  * PACOLL_TRANSPORT=rma sends everything through the remote transport, so
  * the remote path is tested on one machine.
  *
@@ -29,29 +32,16 @@
 #define PACOLL_CHANNEL_H
 
 #include "channel/peers.h"
+#include "channel/platform.h"
 #include "channel/room.h"
 #include "channel/wait.h"
 
 #define PC_GENS 3
-#if PACOLL_UNDER_SMPI
-/* Single-copy writes in flight per sender and reader under the fair model
- * (shm.c, flow_start); a sender with more unread waits for its own. */
-#define PC_SIM_FLOWS 16
-#endif
 
-typedef struct pc_entry { /* one mailbox entry (64 bytes outside SMPI), written by one sender */
+typedef struct pc_entry { /* one mailbox entry (64 bytes), written by one sender */
     uint64_t adv_addr, adv_len, adv_pid, adv_seq;
     uint64_t done;        /* (call << 20) | number of zero-copy puts landed */
     uint64_t flag[PC_GENS];
-#if PACOLL_UNDER_SMPI
-    /* The fair model, shm transport: the simulated time at which each
-     * flag[gen], adv_seq and done becomes visible (0: at once); shm.c. */
-    double visible[PC_GENS + 2];
-    /* ... and its single-copy writes still flowing (shm.c, flow_start):
-     * a ring the sender fills and this entry's reader drains. */
-    void *flow[PC_SIM_FLOWS];
-    uint32_t flow_head, flow_tail;
-#endif
 } pc_entry_t;
 
 typedef struct pc_regent { /* a buffer attached to the dynamic window */
@@ -63,11 +53,7 @@ typedef struct pc_regent { /* a buffer attached to the dynamic window */
 /* Open MPI 4.1's osc/ucx breaks at 32 attached regions
  * (docs/ARCHITECTURE.md): stay well below. */
 #define PC_REGCACHE_SLOTS 16
-#if PACOLL_UNDER_SMPI
-#define PC_REGCACHE_MAX 1
-#else
-#define PC_REGCACHE_MAX PC_REGCACHE_SLOTS
-#endif
+#define PC_REGCACHE_MAX PC_PLATFORM_REGCACHE_MAX
 
 /* A read of a peer's progress word started ahead of the call that needs it
  * (channel.c, wait_slot_free): where it lands, and whether one is out. */
@@ -93,7 +79,7 @@ typedef struct pc_pending { /* a put whose flag is not yet written */
 /* PACOLL_TRACE: where one call's time went on this rank (simulated time
  * under SMPI, wall time elsewhere), printed by pc_call_end. */
 typedef struct pc_trace {
-    double t0, copy0; /* at pc_call_begin: the clock, pc_copy_charged() */
+    double t0, copy0; /* at pc_call_begin: the clock, the platform's charged() */
     double poll;      /* in the wait layer's polls (back-off, probes) */
     double recv;      /* blocked in a receive for a message that was sent (SMPI) */
     double xfer;      /* waiting for my own zero-copy writes to land (SMPI) */
@@ -103,7 +89,7 @@ typedef struct pc_trace {
 } pc_trace_t;
 
 typedef struct pc_transport pc_transport_t; /* channel/transport.h */
-struct pc_smpi;                               /* channel/smpi.c */
+struct pc_plat_state;                         /* the platform's (channel/platform.h) */
 
 typedef struct pc_chan {
     pc_peers_t peers;
@@ -141,7 +127,7 @@ typedef struct pc_chan {
     uint64_t floor;
     uint64_t seq;         /* call sequence number */
     pc_trace_t tr;        /* PACOLL_TRACE, this call */
-    struct pc_smpi *smpi; /* the simulator's transport state (NULL elsewhere) */
+    struct pc_plat_state *plat; /* the platform's state of this channel (NULL on the real one) */
 } pc_chan_t;
 
 /* PACOLL_TRACE's stopwatch around a wait: the clock when tracing (else 0,
@@ -149,13 +135,13 @@ typedef struct pc_chan {
  * *count (may be NULL). */
 static inline double pc_trace_start(const pc_chan_t *ch)
 {
-    return ch->peers.cfg->trace ? pc_trace_clock() : 0;
+    return ch->peers.cfg->trace ? pc_clock() : 0;
 }
 static inline void pc_trace_add(const pc_chan_t *ch, double *sum, unsigned *count, double t0)
 {
     if (!ch->peers.cfg->trace)
         return;
-    *sum += pc_trace_clock() - t0;
+    *sum += pc_clock() - t0;
     if (count)
         (*count)++;
 }
@@ -241,7 +227,7 @@ void pc_call_set_window(pc_call_t *c, int puts);
 /* For a loop that sends while it receives (the arrival-aware Direct), or
  * takes many peers' blocks in landing order (plain Direct's receives):
  * while on, a poll for a message must never block in the transport.  Only
- * the simulator's transport blocks (channel/smpi.c); elsewhere nothing. */
+ * the simulator's transport blocks (channel/sim/smpi.c); elsewhere nothing. */
 void pc_chan_poll_only(pc_chan_t *ch, int on);
 /* Puts of this call whose completion has not been asked for yet. */
 static inline int pc_puts_pending(const pc_call_t *c) { return c->ch->npending; }
@@ -299,15 +285,15 @@ int pc_puts_testable(const pc_chan_t *ch);
  * landed, and leaves the others pending; never waits. */
 int pc_flush_landed(pc_call_t *c);
 
-/* Copies n bytes (under SMPI also charges the modelled copy time). */
+/* Copies n bytes, and charges the platform's copy time (pc_copy_charge). */
 void pc_copy(void *dst, const void *src, size_t n);
-/* The same for a rank's own block, which no message carries (under SMPI's
- * fair model not charged: pc_copy_charge_local). */
+/* The same for a rank's own block, which no message carries
+ * (pc_copy_charge_own). */
 void pc_copy_own(void *dst, const void *src, size_t n);
 
 /* A copy into the memory of a rank on my host, at an address it published
  * (a receive buffer named in the node segment): process_vm_writev to its
- * process, a charged copy under SMPI.  Only where pc_host_write_ok. */
+ * process, a charged copy where one process runs every rank.  Only where pc_host_write_ok. */
 int pc_host_write(pc_chan_t *ch, uint64_t pid, uint64_t addr, const void *src, size_t n);
 static inline int pc_host_write_ok(const pc_chan_t *ch) { return ch->cma; }
 

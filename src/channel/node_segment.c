@@ -8,7 +8,6 @@
 #define PC_SHM_MIN ((size_t)64 << 10)
 
 static inline uint64_t load_acq(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-static inline void store_rel(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 
 /* Flag block: post[L], done[L], remote[nnodes], one cache line each, then
  * the rows, PC_SEG_ROW bytes each. */
@@ -177,13 +176,9 @@ int pc_seg_begin(pc_seg_t *s, size_t bytes, pc_wait_t *w, pc_seg_op_t *op)
     return MPI_SUCCESS;
 }
 
-/* Every flag another rank waits on: under the fair model it pays what a
- * peer's intra-node message pays (pc_sim_shm_message; nothing otherwise). */
-static void post(uint64_t *flag, uint64_t ticket)
-{
-    pc_sim_shm_message(0);
-    store_rel(flag, ticket);
-}
+/* Every flag another rank waits on rises through the platform, which may
+ * charge what an intra-node message costs (pc_flag_publish). */
+static void post(uint64_t *flag, uint64_t ticket) { pc_flag_publish(flag, ticket); }
 
 void pc_seg_post(pc_seg_op_t *op)
 {

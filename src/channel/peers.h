@@ -11,9 +11,9 @@
 
 /* PACOLL_TRANSPORT: how same-host peers are reached. */
 enum pc_transport_choice { PC_TRANSPORT_AUTO = 0, PC_TRANSPORT_RMA = 1 };
-/* PACOLL_SIM_PUT (SMPI only): a zero-copy write is SimGrid's MPI_Put into
- * the dynamic window, or a host-to-host transfer (channel/smpi.c). */
-enum pc_sim_put { PC_SIM_PUT_WINDOW = 0, PC_SIM_PUT_TRANSFER = 1 };
+
+/* The most settings a platform has of its own (channel/platform.h). */
+#define PC_PLATFORM_SETTINGS 8
 
 /* The channel's settings: shared by every algorithm, read and validated by
  * core/config.c. */
@@ -30,8 +30,8 @@ typedef struct pc_chan_cfg {
                            (>= eager_bytes; parameters flagged PC_PARAM_SLOT) */
     size_t slot_budget; /* PACOLL_SLOT_BUDGET: bytes of eager slots per rank */
     size_t shm_max;     /* PACOLL_SHM_MAX: largest node segment */
-    int sim_put;        /* PACOLL_SIM_PUT: enum pc_sim_put (SMPI only) */
-    int sim_tested;     /* PACOLL_SIM_TESTED (SMPI only, channel/smpi.c) */
+    /* the platform's own settings (channel/platform.h), in its order */
+    double platform[PC_PLATFORM_SETTINGS];
 } pc_chan_cfg_t;
 
 typedef struct pc_peers {

@@ -11,7 +11,8 @@
  * overlaps old ones replaces them.  At most PC_REGCACHE_MAX ranges stay
  * attached, the least recently used one is detached first.  SMPI 3.32's
  * dynamic windows remember only the size of the last attached region and
- * check every put against it, so there the cache holds one region.
+ * check every put against it, so there the cache holds one region
+ * (PC_PLATFORM_REGCACHE_MAX, channel/platform.h).
  *
  * PACOLL_REGCACHE=0 attaches for one call only (for programs that free and
  * re-map memory under the MPI library's feet).

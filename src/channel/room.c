@@ -5,6 +5,8 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include "channel/platform.h"
+
 /* Bytes of memory the kernel can still give without swapping: MemAvailable,
  * or free + buffers on kernels without it.  SIZE_MAX when unknown. */
 static size_t mem_available(void)
@@ -25,7 +27,6 @@ static size_t mem_available(void)
     return pc_room_mul((size_t)si.freeram + (size_t)si.bufferram, si.mem_unit ? si.mem_unit : 1);
 }
 
-#if !PACOLL_UNDER_SMPI
 /* Open MPI's osc/sm backs MPI_Win_allocate_shared with a file in its
  * osc_sm_backing_directory (/dev/shm where writable, else the session
  * directory under TMPDIR); MPICH maps files in /dev/shm.  The MCA parameter
@@ -42,7 +43,6 @@ static const char *backing_dir(void)
     d = getenv("TMPDIR");
     return d && *d ? d : "/tmp";
 }
-#endif
 
 int pc_room_here(pc_room_t r, char *why, size_t len)
 {
@@ -51,9 +51,9 @@ int pc_room_here(pc_room_t r, char *why, size_t len)
         snprintf(why, len, "%zu bytes of memory needed on this host, %zu available", need, mem);
         return 0;
     }
-#if !PACOLL_UNDER_SMPI
-    /* (Under SMPI shared windows are the simulator's own memory.) */
-    const char *d = r.shm ? backing_dir() : NULL;
+    /* (Where one process runs every rank, shared windows are its own
+     * memory.) */
+    const char *d = r.shm && PC_PLATFORM.own_processes ? backing_dir() : NULL;
     struct statvfs vs;
     if (d && statvfs(d, &vs) == 0) {
         size_t avail = pc_room_mul((size_t)vs.f_bavail, vs.f_frsize ? vs.f_frsize : vs.f_bsize);
@@ -63,7 +63,6 @@ int pc_room_here(pc_room_t r, char *why, size_t len)
             return 0;
         }
     }
-#endif
     return 1;
 }
 

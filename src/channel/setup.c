@@ -4,10 +4,6 @@
  */
 #include "channel/transport.h"
 
-#if PACOLL_UNDER_SMPI
-#include <xbt/config.h>
-#endif
-
 static size_t floor_line(size_t n) { return n / PC_LINE * PC_LINE; }
 
 /* Eager slot size: the largest eager block wanted (PACOLL_EAGER, or an
@@ -20,28 +16,16 @@ size_t pc_slot_size(const pc_chan_t *ch, int npeers)
     size_t per = cfg->slot_budget / ((size_t)PC_GENS * (size_t)(npeers > 0 ? npeers : 1));
     size_t want = cfg->eager_bytes > cfg->slot_want ? cfg->eager_bytes : cfg->slot_want;
     want = want < per ? want : per;
-#if PACOLL_UNDER_SMPI
-    /* Eager messages must stay below SMPI's detached-send threshold
-     * (smpi/send-is-detached-thresh: 64 KB by default, 12 KB in sim/run's
-     * fair model), so that their source may be reused at once
-     * (channel/smpi.c); a larger one would be read after its reuse.  60 KB
-     * at most, as the published runs had it. */
-    int detached = sg_cfg_get_int("smpi/send-is-detached-thresh");
-    if (want > 60 * 1024)
-        want = 60 * 1024;
-    if (detached > PC_LINE && want >= (size_t)detached)
-        want = (size_t)detached - 1;
-#endif
-    return floor_line(want);
+    return floor_line(PC_PLATFORM.slot_max(want));
 }
 
 /* Every host peer's process identity (base/proc.c), so that a rank kept
- * waiting by a host peer can tell whether it still runs.  Not under SMPI,
- * where one process runs every rank. */
+ * waiting by a host peer can tell whether it still runs.  Not where one
+ * process runs every rank. */
 static int gather_procs(pc_chan_t *ch)
 {
     const pc_peers_t *p = &ch->peers;
-    if (PACOLL_UNDER_SMPI || p->host_size < 2)
+    if (!PC_PLATFORM.own_processes || p->host_size < 2)
         return MPI_SUCCESS;
     pc_proc_t me = pc_proc_self();
     ch->procs = calloc((size_t)p->host_size, sizeof *ch->procs);
@@ -70,10 +54,8 @@ int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers, pc_room_t extra, int 
     if (!ch->known_progress || !ch->progress_read || !ch->zputs || !ch->pending || !ch->advbuf ||
         !ch->advpeers)
         return MPI_ERR_NO_MEM;
-#if PACOLL_UNDER_SMPI
-    if ((rc = pc_smpi_create(ch)) != MPI_SUCCESS)
+    if (PC_PLATFORM.chan_create && (rc = PC_PLATFORM.chan_create(ch)) != MPI_SUCCESS)
         return rc;
-#endif
     if ((rc = gather_procs(ch)) != MPI_SUCCESS)
         return rc;
     int shm = p->host_size > 1 && p->cfg->transport == PC_TRANSPORT_AUTO;
@@ -87,7 +69,7 @@ int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers, pc_room_t extra, int 
     size_t rma_box = need && p->size > 1 ? pc_box_bytes(p->size, pc_slot_size(ch, p->size)) : 0;
     pc_room_t r = extra;
     if (shm)
-        r.shm = pc_room_add(r.shm, pc_room_mul(ch->shm_box_bytes, (size_t)p->host_size));
+        r.shm = pc_room_add(r.shm, pc_shm_segment_bytes(ch));
     /* (the MPI library may back a window among ranks of one host with
      * shared memory too) */
     r.mem = pc_room_add(r.mem, pc_room_mul(rma_box, (size_t)p->host_size));
@@ -118,10 +100,8 @@ const char *pc_chan_describe(const pc_chan_t *ch, char *buf, size_t len)
 void pc_chan_free(pc_chan_t *ch)
 {
     pc_regcache_free(ch);
-#if PACOLL_UNDER_SMPI
-    pc_smpi_free(ch);
-    pc_shm_flows_free(ch);
-#endif
+    if (PC_PLATFORM.chan_free)
+        PC_PLATFORM.chan_free(ch);
     if (ch->have_win) {
         PMPI_Win_unlock_all(ch->dwin);
         PMPI_Win_unlock_all(ch->win);
@@ -148,7 +128,6 @@ void pc_chan_free_local(pc_chan_t *ch)
     ch->procs = NULL;
     ch->known_progress = NULL, ch->progress_read = NULL, ch->zputs = NULL, ch->pending = NULL;
     ch->advbuf = NULL, ch->advpeers = NULL;
-#if PACOLL_UNDER_SMPI
-    pc_smpi_free_local(ch);
-#endif
+    if (PC_PLATFORM.chan_free_local)
+        PC_PLATFORM.chan_free_local(ch);
 }

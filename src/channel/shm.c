@@ -3,8 +3,10 @@
  * shared by the host's ranks (allocated by host rank 0, as SMPI-NOTES
  * require); flags are release stores and acquire loads.  Zero-copy data
  * goes with one process_vm_writev into the advertised buffer, the
- * shared-memory analogue of an RDMA write (a plain copy under SMPI, where
- * every rank shares one address space).  Where cross-memory writes are not
+ * shared-memory analogue of an RDMA write (a plain copy where one process
+ * runs every rank: the simulator).  What a platform models of a flag or a
+ * write beyond the store (the simulator's fair model) is its table's
+ * (channel/platform.h).  Where cross-memory writes are not
  * allowed (probed at set-up), the data goes through the remote transport's
  * window and only the flags stay here.
  */
@@ -12,9 +14,6 @@
 #include <unistd.h>
 
 #include "channel/transport.h"
-#if PACOLL_UNDER_SMPI
-#include "channel/sim_transfer.h"
-#endif
 
 /* The mailbox of host rank h. */
 static inline char *box(const pc_chan_t *ch, int h) { return ch->shm_base + (size_t)h * ch->shm_box_bytes; }
@@ -29,100 +28,30 @@ static pc_entry_t *entry_to(const pc_chan_t *ch, int peer)
     return (pc_entry_t *)(box(ch, ch->peers.host_of[peer]) + pc_entry_off(ch->peers.host_rank));
 }
 
-/* The fair model (SMPI only; docs/SIM.md, "The fair model"): a flag is
- * seen an intra-node message's latency and bandwidth after its store, as a
- * peer's intra-node message lands after its flow, and the writer's CPU goes
- * on at once.  Kinds: the eager generations, then the advertisement, then
- * done.  One time per kind: a later zero-copy write's stamp replaces an
- * earlier one's, so a reader of the earlier counter may see it up to one
- * message later than its own stamp said. */
-enum { VIS_ADV = PC_GENS, VIS_DONE = PC_GENS + 1 };
+/* The platform's bookkeeping of a flag (channel/platform.h): the kinds
+ * are the eager generations, then the advertisement, then done.  A flag
+ * already stored may not be seen yet (a modelled message in flight): a
+ * loop that must go on sending (pc_chan_poll_only) is told "not yet", any
+ * other wait waits for the rest of the message. */
+enum { KIND_ADV = PC_GENS, KIND_DONE = PC_GENS + 1 };
 
-static inline void stamp(pc_entry_t *e, int kind, size_t n)
+static inline void mark_to(pc_chan_t *ch, int peer, int kind, size_t n)
 {
-#if PACOLL_UNDER_SMPI
-    e->visible[kind] = pc_sim_shm_visible_at(n);
-#else
-    PC_UNUSED(e), PC_UNUSED(kind), PC_UNUSED(n);
-#endif
+    PC_PLATFORM.mark(ch, ch->peers.host_rank, ch->peers.host_of[peer], kind, n);
+}
+static inline int seen_from(pc_chan_t *ch, int peer, int kind)
+{
+    return PC_PLATFORM.seen(ch, ch->peers.host_of[peer], ch->peers.host_rank, kind, !ch->poll_only);
 }
 
-/* Whether the flag of kind, already stored, is seen yet.  A loop that must
- * go on sending (pc_chan_poll_only) is told "not yet"; any other wait
- * waits for the rest of the message. */
-static inline int seen(const pc_chan_t *ch, const pc_entry_t *e, int kind)
-{
-#if PACOLL_UNDER_SMPI
-    return pc_sim_shm_visible(e->visible[kind], !ch->poll_only);
-#else
-    PC_UNUSED(ch), PC_UNUSED(e), PC_UNUSED(kind);
-    return 1;
-#endif
-}
-
-/* The fair model's single-copy writes (SMPI only; docs/SIM.md, "The fair
- * model"): from the eager limit up, a peer's intra-node message is a
- * rendezvous, one flow on the node's own route and no copy, and such a
- * write is the same flow, so that it shares the route with the node's
- * other writes as the peers' flows do (the SHARED membus of the modern and
- * multirail platforms).  The writer starts it and goes on; the entry's
- * reader owns it and sees done once it has landed (flows_landed). */
-static void flow_start(pc_entry_t *e, size_t n)
-{
-#if PACOLL_UNDER_SMPI
-    sg_host_t here = sg_host_self();
-    sg_comm_t f = pc_sim_transfer_start(here, here, (uint64_t)n);
-    if (e->flow_tail - e->flow_head == PC_SIM_FLOWS) { /* the reader is far behind */
-        pc_sim_transfer_wait(f);
-        return;
-    }
-    e->flow[e->flow_tail++ % PC_SIM_FLOWS] = f;
-#else
-    PC_UNUSED(e), PC_UNUSED(n);
-#endif
-}
-
-/* Whether the writes whose done counter the reader has seen have landed;
- * they are released as they land.  As in seen, a loop that must go on
- * sending (may_wait 0) is told "not yet", any other wait waits. */
-static int flows_landed(pc_chan_t *ch, pc_entry_t *e, int may_wait)
-{
-#if PACOLL_UNDER_SMPI
-    uint32_t end = e->flow_tail; /* a write started while this one waits is not this done's */
-    while (e->flow_head != end) {
-        sg_comm_t f = e->flow[e->flow_head % PC_SIM_FLOWS];
-        if (!may_wait) {
-            if (!pc_sim_transfer_test(f))
-                return 0;
-        } else {
-            double t0 = pc_trace_start(ch);
-            pc_sim_transfer_wait(f);
-            pc_trace_add(ch, &ch->tr.recv, &ch->tr.recvs, t0);
-        }
-        e->flow_head++;
-    }
-#else
-    PC_UNUSED(ch), PC_UNUSED(e), PC_UNUSED(may_wait);
-#endif
-    return 1;
-}
-
-#if PACOLL_UNDER_SMPI
-void pc_shm_flows_free(pc_chan_t *ch)
-{
-    for (int h = 0; ch->have_shm && h < ch->peers.host_size; h++)
-        flows_landed(ch, (pc_entry_t *)(box(ch, ch->peers.host_rank) + pc_entry_off(h)), 1);
-}
-#endif
-
-/* Single-copy write into another process on this host. */
+/* Single-copy write into another process on this host (where one process
+ * runs every rank, a charged copy). */
 static int cma_write(uint64_t pid, uint64_t addr, const void *src, size_t n)
 {
-#if PACOLL_UNDER_SMPI
-    PC_UNUSED(pid);
-    pc_copy((void *)(uintptr_t)addr, src, n);
-    return MPI_SUCCESS;
-#else
+    if (!PC_PLATFORM.own_processes) {
+        pc_copy((void *)(uintptr_t)addr, src, n);
+        return MPI_SUCCESS;
+    }
     const char *p = src;
     while (n > 0) {
         struct iovec l = {(void *)(uintptr_t)p, n}, r = {(void *)(uintptr_t)addr, n};
@@ -134,7 +63,6 @@ static int cma_write(uint64_t pid, uint64_t addr, const void *src, size_t n)
         p += w, addr += (uint64_t)w, n -= (size_t)w;
     }
     return MPI_SUCCESS;
-#endif
 }
 
 int pc_host_write(pc_chan_t *ch, uint64_t pid, uint64_t addr, const void *src, size_t n)
@@ -145,20 +73,20 @@ int pc_host_write(pc_chan_t *ch, uint64_t pid, uint64_t addr, const void *src, s
 
 static int eager_put(pc_call_t *c, int peer, int gen, const void *src, size_t n)
 {
-    const pc_chan_t *ch = c->ch;
+    pc_chan_t *ch = c->ch;
     char *b = box(ch, ch->peers.host_of[peer]);
     pc_entry_t *e = entry_to(ch, peer);
     pc_copy(b + pc_slot_off(ch->peers.host_size, ch->peers.host_rank, gen, ch->shm_slot), src, n);
-    stamp(e, gen, n); /* the fair model: what a peer's intra-node message pays besides its copies */
+    mark_to(ch, peer, gen, n); /* what a message pays besides its copies */
     pc_store_rel(&e->flag[gen], pc_eager_flag(c->seq, n));
     return MPI_SUCCESS;
 }
 
 static const void *eager_poll(pc_call_t *c, int peer, int gen, uint64_t *flag)
 {
-    const pc_chan_t *ch = c->ch;
+    pc_chan_t *ch = c->ch;
     const pc_entry_t *e = entry_from(ch, peer);
-    if (!pc_flag_of_call(*flag = pc_load_acq(&e->flag[gen]), c->seq) || !seen(ch, e, gen))
+    if (!pc_flag_of_call(*flag = pc_load_acq(&e->flag[gen]), c->seq) || !seen_from(ch, peer, gen))
         return NULL;
     return box(ch, ch->peers.host_rank) +
            pc_slot_off(ch->peers.host_size, ch->peers.host_of[peer], gen, ch->shm_slot);
@@ -168,7 +96,7 @@ static int advertise(pc_call_t *c, int peer, uint64_t *f)
 {
     pc_entry_t *e = entry_to(c->ch, peer);
     e->adv_addr = f[0], e->adv_len = f[1], e->adv_pid = f[2];
-    stamp(e, VIS_ADV, 0); /* the fair model: a flag is an intra-node message too */
+    mark_to(c->ch, peer, KIND_ADV, 0); /* a flag is a message too */
     pc_store_rel(&e->adv_seq, c->seq);
     return MPI_SUCCESS;
 }
@@ -176,7 +104,7 @@ static int advertise(pc_call_t *c, int peer, uint64_t *f)
 static const pc_entry_t *adv_poll(pc_call_t *c, int peer)
 {
     const pc_entry_t *e = entry_from(c->ch, peer);
-    return pc_load_acq(&e->adv_seq) == c->seq && seen(c->ch, e, VIS_ADV) ? e : NULL;
+    return pc_load_acq(&e->adv_seq) == c->seq && seen_from(c->ch, peer, KIND_ADV) ? e : NULL;
 }
 
 static int zput(pc_call_t *c, int peer, uint64_t addr, uint64_t pid, const void *src, size_t n,
@@ -184,10 +112,9 @@ static int zput(pc_call_t *c, int peer, uint64_t addr, uint64_t pid, const void 
 {
     pc_chan_t *ch = c->ch;
     int rc;
-    if (ch->cma && pc_sim_fair_rendezvous(n)) { /* SMPI only: never true elsewhere */
-        memmove((void *)(uintptr_t)addr, src, n);
-        flow_start(entry_to(ch, peer), n);
-        rc = MPI_SUCCESS;
+    if (ch->cma && PC_PLATFORM.single_copy(ch, ch->peers.host_rank, ch->peers.host_of[peer],
+                                           (void *)(uintptr_t)addr, src, n)) {
+        rc = MPI_SUCCESS; /* a modelled write, landing later (done_poll) */
     } else if (ch->cma) {
         rc = cma_write(pid, addr, src, n);
     } else { /* the data through the window, then the flag here */
@@ -197,7 +124,7 @@ static int zput(pc_call_t *c, int peer, uint64_t addr, uint64_t pid, const void 
     }
     if (rc == MPI_SUCCESS) {
         pc_entry_t *e = entry_to(ch, peer);
-        stamp(e, VIS_DONE, 0);
+        mark_to(ch, peer, KIND_DONE, 0);
         pc_store_rel(&e->done, done);
     }
     return rc;
@@ -205,9 +132,10 @@ static int zput(pc_call_t *c, int peer, uint64_t addr, uint64_t pid, const void 
 
 static int done_poll(pc_call_t *c, int peer, uint64_t want)
 {
-    pc_entry_t *e = entry_from(c->ch, peer);
-    return pc_load_acq(&e->done) >= want && seen(c->ch, e, VIS_DONE) &&
-           flows_landed(c->ch, e, !c->ch->poll_only);
+    pc_chan_t *ch = c->ch;
+    pc_entry_t *e = entry_from(ch, peer);
+    return pc_load_acq(&e->done) >= want && seen_from(ch, peer, KIND_DONE) &&
+           PC_PLATFORM.landed(ch, ch->peers.host_of[peer], ch->peers.host_rank, !ch->poll_only);
 }
 
 static int read_progress(pc_chan_t *ch, int peer, uint64_t *v)
@@ -233,10 +161,8 @@ const pc_transport_t pc_transport_shm = {
  * (Containers may forbid it.)  The answer is agreed over the host. */
 static int probe_cma(const pc_peers_t *p)
 {
-#if PACOLL_UNDER_SMPI
-    PC_UNUSED(p);
-    return 1;
-#else
+    if (!PC_PLATFORM.own_processes) /* one address space: a plain copy */
+        return 1;
     struct { uint64_t pid, addr; } me, *all = malloc((size_t)p->host_size * sizeof me);
     volatile uint64_t target = 0;
     me.pid = (uint64_t)getpid();
@@ -251,7 +177,15 @@ static int probe_cma(const pc_peers_t *p)
     /* The peer's probe word must outlive everyone's read. */
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, p->host_comm);
     return all_ok;
-#endif
+}
+
+/* The platform's bookkeeping of each entry (PC_PLATFORM.extra bytes per
+ * writer and reader), after the host's mailboxes. */
+static size_t platform_bytes(int host_size) { return PC_PLATFORM.extra * (size_t)host_size * (size_t)host_size; }
+
+size_t pc_shm_segment_bytes(const pc_chan_t *ch)
+{
+    return ch->shm_box_bytes * (size_t)ch->peers.host_size + platform_bytes(ch->peers.host_size);
 }
 
 void pc_shm_probe(pc_chan_t *ch)
@@ -264,16 +198,17 @@ void pc_shm_probe(pc_chan_t *ch)
 int pc_shm_transport_create(pc_chan_t *ch)
 {
     const pc_peers_t *p = &ch->peers;
-    int rc = pc_shared_window(p->host_comm, ch->shm_box_bytes * (size_t)p->host_size, &ch->shm_win,
-                              &ch->shm_base);
+    int rc = pc_shared_window(p->host_comm, pc_shm_segment_bytes(ch), &ch->shm_win, &ch->shm_base);
     if (rc != MPI_SUCCESS)
         return rc;
     ch->have_shm = 1;
     /* Only the mailboxes' flag words must read zero; the slots are read
      * only after their flag, so a multi-GiB segment is not written here. */
-    if (p->host_rank == 0)
+    if (p->host_rank == 0) {
         for (int h = 0; h < p->host_size; h++)
             memset(box(ch, h), 0, pc_slot_off(p->host_size, 0, 0, ch->shm_slot));
+        memset(box(ch, p->host_size), 0, platform_bytes(p->host_size));
+    }
     return PMPI_Barrier(p->host_comm);
 }
 

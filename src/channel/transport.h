@@ -117,9 +117,6 @@ struct pc_transport {
 
 extern const pc_transport_t pc_transport_shm;
 extern const pc_transport_t pc_transport_mpi_rma;
-#if PACOLL_UNDER_SMPI
-extern const pc_transport_t pc_transport_smpi;
-#endif
 
 static inline const pc_transport_t *pc_transport_of(const pc_chan_t *ch, int peer)
 {
@@ -157,13 +154,9 @@ int pc_rma_read_progress_end(pc_chan_t *ch, int peer);
  * over the host); then pc_shm_transport_create allocates them. */
 void pc_shm_probe(pc_chan_t *ch);
 int pc_shm_transport_create(pc_chan_t *ch);
+/* The host's segment: its mailboxes and the platform's entry bookkeeping. */
+size_t pc_shm_segment_bytes(const pc_chan_t *ch);
 int pc_rma_windows_create(pc_chan_t *ch);
-#if PACOLL_UNDER_SMPI
-int pc_smpi_create(pc_chan_t *ch);
-void pc_shm_flows_free(pc_chan_t *ch); /* the fair model's writes left unread (shm.c) */
-void pc_smpi_free(pc_chan_t *ch);
-void pc_smpi_free_local(pc_chan_t *ch);
-#endif
 /* The eager slot size for n peers within PACOLL_SLOT_BUDGET. */
 size_t pc_slot_size(const pc_chan_t *ch, int npeers);
 

@@ -5,8 +5,9 @@
  *
  * pc_wait_poll spins, backs off, yields the core when ranks outnumber cores
  * (oversubscribed tests would otherwise crawl), pokes MPI progress with
- * MPI_Iprobe (passive-target RMA needs it on some MPIs, and under SMPI it is
- * what lets simulated time move).  A late peer is waited for as long as
+ * MPI_Iprobe (passive-target RMA needs it on some MPIs, and in a simulation
+ * it is what lets simulated time move); what an idle poll does, and the
+ * clock, are the platform's (channel/platform.h).  A late peer is waited for as long as
  * it takes, as MPI waits; a peer on this host whose process has exited is
  * named (after a second of waiting, then every second, the wait looks at
  * the process: base/proc.c), and so is the peer of a wait that passed
@@ -23,9 +24,9 @@ struct pc_chan;
 typedef struct pc_wait {
     struct pc_chan *ch;
     const char *what; /* "alltoall direct", for the timeout message */
-    double start;     /* pc_deadline_clock of the first poll, 0 before */
+    double start;     /* pc_clock of the first poll, 0 before */
     double next_check; /* when to look at the peer's process next */
-    double sim_start; /* SMPI: simulated time of the first poll */
+    double idle_since; /* the platform's idle state of this condition (0: new) */
     unsigned spins;
 } pc_wait_t;
 
@@ -41,11 +42,11 @@ int pc_wait_poll(pc_wait_t *w, int peer);
  * seconds (> 0) a message naming `what` and the job aborted.  With the
  * opt-in deadline, before set-up steps that wait inside the MPI library
  * (core/team.c), so a late rank meets the same deadline there as in the
- * wait layer.  Not under SMPI. */
+ * wait layer.  Only on a platform with guards (channel/platform.h). */
 int pc_wait_arrival(MPI_Comm comm, double timeout, const char *what);
 
-/* A new condition to wait for: restarts the SMPI back-off. */
-static inline void pc_wait_new_condition(pc_wait_t *w) { w->sim_start = 0; }
+/* A new condition to wait for: restarts the platform's idle back-off. */
+static inline void pc_wait_new_condition(pc_wait_t *w) { w->idle_since = 0; }
 
 #define PC_WAIT_UNTIL(w, cond, peer)                                                              \
     do {                                                                                          \

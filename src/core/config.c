@@ -9,12 +9,12 @@
 #include <stdarg.h>
 #include <unistd.h>
 
+#include "channel/platform.h"
 #include "core/algo.h"
 
 /* ------------------------------------------------ shared parameters */
 
 static const char *const transport_names[] = {"auto", "rma"};      /* enum pc_transport_choice */
-static const char *const sim_put_names[] = {"window", "transfer"}; /* enum pc_sim_put */
 static const char *const nic_names[] = {"auto", "onload", "offload"}; /* enum pc_nic */
 
 static const pc_param_t p_ports = {
@@ -54,41 +54,15 @@ static const pc_param_t p_transport = {
     .env = "PACOLL_TRANSPORT", .kind = PC_PARAM_CHOICE, .dflt = PC_TRANSPORT_AUTO,
     .choices = transport_names, .nchoices = 2,
     .help = "auto: shared memory on a host, MPI RMA between hosts; rma: MPI RMA everywhere"};
-static const pc_param_t p_sim_put = {
-    .env = "PACOLL_SIM_PUT", .kind = PC_PARAM_CHOICE, .dflt = PC_SIM_PUT_WINDOW,
-    .choices = sim_put_names, .nchoices = 2,
-    .help = "SMPI only: a zero-copy write is SimGrid's MPI_Put or a host-to-host transfer"};
-static const pc_param_t p_sim_tested = {
-    .env = "PACOLL_SIM_TESTED", .kind = PC_PARAM_INT, .dflt = 0, .lo = 0, .hi = 1,
-    .help = "SMPI only: Direct's receive loops take messages by tested receives, in landing order"};
-/* Validated here; pc_copy_charge (base/log.c) reads it. */
-static const pc_param_t p_sim_copy_bw = {
-    .env = "PACOLL_SIM_COPY_BW", .kind = PC_PARAM_NUMBER, .dflt = PC_SIM_COPY_BW_DEFAULT,
-    .help = "SMPI only: modelled copy bandwidth, bytes/s"};
-/* The fair model (sim/run --model fair; docs/SIM.md, "The fair model"):
- * validated here; pc_copy_charge and pc_sim_shm_message (base/log.c) read
- * them. */
-static const pc_param_t p_sim_fair = {
-    .env = "PACOLL_SIM_FAIR", .kind = PC_PARAM_SIZE, .dflt = 0, .lo = 0, .hi = 0x1p31,
-    .help = "SMPI only: 0, or the eager limit below which the platform charges a message's "
-            "copies (smpi/os, ois, or): pacoll does not charge such a network eager block's "
-            "copy-out again, and its shared-memory eager messages pay the intra-node latency "
-            "and bandwidth as the peers' do"};
-static const pc_param_t p_sim_shm_lat = {
-    .env = "PACOLL_SIM_SHM_LAT", .kind = PC_PARAM_NUMBER, .dflt = PC_SIM_SHM_LAT_DEFAULT,
-    .help = "SMPI only, with PACOLL_SIM_FAIR: the intra-node message latency, seconds"};
-static const pc_param_t p_sim_shm_bw = {
-    .env = "PACOLL_SIM_SHM_BW", .kind = PC_PARAM_NUMBER, .dflt = PC_SIM_SHM_BW_DEFAULT,
-    .help = "SMPI only, with PACOLL_SIM_FAIR: the intra-node message bandwidth, bytes/s"};
 /* Single-copy wins above 4 KB on one host (docs/ARCHITECTURE.md). */
 static const pc_param_t p_eager = {
     .env = "PACOLL_EAGER", .kind = PC_PARAM_SIZE, .dflt = 4096, .lo = 0, .hi = 0x1p63,
     .help = "largest block sent copy-based through the pre-registered slots"};
-/* SMPI keeps every simulated rank in one process: a smaller default keeps
- * a 1024-rank simulation within this machine's memory. */
+/* The default is the platform's (smaller where one process runs every
+ * rank: channel/platform.h). */
 static const pc_param_t p_slot_budget = {
     .env = "PACOLL_SLOT_BUDGET", .kind = PC_PARAM_SIZE,
-    .dflt = PACOLL_UNDER_SMPI ? (double)(1 << 20) : (double)(4 << 20), .lo = 4096, .hi = 0x1p63,
+    .dflt = (double)PC_PLATFORM_SLOT_BUDGET, .lo = 4096, .hi = 0x1p63,
     .help = "bytes of eager slots per rank (3 generations x peers)"};
 static const pc_param_t p_shm_max = {
     .env = "PACOLL_SHM_MAX", .kind = PC_PARAM_SIZE, .dflt = 0x1p30, .lo = 4096, .hi = 0x1p63,
@@ -131,10 +105,12 @@ static const char *const other_names[] = {
     "PACOLL_ALLTOALL", "PACOLL_ALLTOALLV", "PACOLL_ALLGATHER", "PACOLL_GATHER",
     "PACOLL_NODE_SIZE", "PACOLL_RULES",    "PACOLL_PROFILE",   "PACOLL_RUN_CHECK", NULL};
 
+/* (the platform's own settings are listed between the two) */
 static const pc_param_t *const shared_params[] = {
     &p_ports, &p_stripe, &p_timeout, &p_stats, &p_verbose, &p_trace, &p_regcache, &p_transport,
-    &p_sim_put, &p_sim_tested, &p_sim_copy_bw, &p_sim_fair, &p_sim_shm_lat,
-    &p_sim_shm_bw, &p_eager, &p_slot_budget, &p_shm_max, &p_nic, NULL};
+    NULL};
+static const pc_param_t *const shared_params_2[] = {&p_eager, &p_slot_budget, &p_shm_max, &p_nic,
+                                                    NULL};
 
 /* ---------------------------------------------------------- reading */
 
@@ -206,7 +182,7 @@ static void check_regcache(pc_config_t *cfg)
 {
     int major = 0, minor = 0;
     char name[128];
-    if (PACOLL_UNDER_SMPI || !cfg->chan.regcache || cfg->chan.transport != PC_TRANSPORT_RMA)
+    if (!PC_PLATFORM.guards || !cfg->chan.regcache || cfg->chan.transport != PC_TRANSPORT_RMA)
         return;
     if (pc_mpi_running(&major, &minor, name, sizeof name) == PC_MPI_OPENMPI && major == 4 &&
         minor == 1)
@@ -263,6 +239,10 @@ void pc_params_each(void (*fn)(const pc_param_t *p, const char *owner, void *arg
         fn(*p, NULL, arg);
     for (const pc_param_t *const *p = shared_params; *p; p++)
         fn(*p, NULL, arg);
+    for (const pc_param_t *const *p = pc_platform_settings; *p; p++)
+        fn(*p, NULL, arg);
+    for (const pc_param_t *const *p = shared_params_2; *p; p++)
+        fn(*p, NULL, arg);
     each_algo_param(fn, arg);
 }
 
@@ -291,12 +271,8 @@ void pc_config_read(pc_config_t *cfg)
     ch->trace = (int)read_param(cfg, &p_trace);
     ch->regcache = (int)read_param(cfg, &p_regcache);
     ch->transport = (int)read_param(cfg, &p_transport);
-    ch->sim_put = (int)read_param(cfg, &p_sim_put);
-    ch->sim_tested = (int)read_param(cfg, &p_sim_tested);
-    read_param(cfg, &p_sim_copy_bw);
-    read_param(cfg, &p_sim_fair);
-    read_param(cfg, &p_sim_shm_lat);
-    read_param(cfg, &p_sim_shm_bw);
+    for (int i = 0; i < PC_PLATFORM_SETTINGS && pc_platform_settings[i]; i++)
+        ch->platform[i] = read_param(cfg, pc_platform_settings[i]);
     ch->eager_bytes = (size_t)read_param(cfg, &p_eager);
     ch->slot_budget = (size_t)read_param(cfg, &p_slot_budget);
     ch->shm_max = (size_t)read_param(cfg, &p_shm_max);

@@ -6,33 +6,11 @@
 #include "core/context.h"
 #include "core/nodes.h"
 
-/* Team creation's allgather of n bytes per rank.  Under SMPI it is a
- * Bruck allgather over MPI_Sendrecv: SMPI's default allgather posts every
- * send and receive at once and its wait is linear in the requests, which
- * made large teams take minutes of wall time to create (docs/SIM.md).
- * Elsewhere the MPI library's own. */
-#define PC_TAG_SETUP 7090
+/* Team creation's allgather of n bytes per rank: the platform's (the MPI
+ * library's own on the real one). */
 static int setup_allgather(const void *mine, size_t n, void *all, MPI_Comm comm)
 {
-    if (!PACOLL_UNDER_SMPI)
-        return PMPI_Allgather(mine, (int)n, MPI_BYTE, all, (int)n, MPI_BYTE, comm);
-    int p, r, rc = MPI_SUCCESS;
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &r);
-    char *tmp = malloc((size_t)p * n + 1); /* block i: rank (r + i) mod p */
-    if (!tmp)
-        return MPI_ERR_NO_MEM;
-    memcpy(tmp, mine, n);
-    for (int have = 1; have < p && rc == MPI_SUCCESS; have *= 2) {
-        int cnt = have < p - have ? have : p - have;
-        rc = PMPI_Sendrecv(tmp, cnt * (int)n, MPI_BYTE, (r - have + p) % p, PC_TAG_SETUP,
-                           tmp + (size_t)have * n, cnt * (int)n, MPI_BYTE, (r + have) % p,
-                           PC_TAG_SETUP, comm, MPI_STATUS_IGNORE);
-    }
-    for (int i = 0; i < p && rc == MPI_SUCCESS; i++)
-        memcpy((char *)all + (size_t)((r + i) % p) * n, tmp + (size_t)i * n, n);
-    free(tmp);
-    return rc;
+    return PC_PLATFORM.setup_allgather(mine, n, all, comm);
 }
 
 /* Each rank's (host, virtual node) key; nodes are numbered in the order
@@ -125,7 +103,9 @@ static void fill_peers(pacoll_team_t *t)
         .local_ranks = t->node_ranks + t->node_first[t->node],
         .cfg = &t->cfg.chan,
         .owner = t,
-        .stop = stop_hook,
+        /* the verdict's probe costs a simulated run modelled time, and the
+         * simulated programs are legal ones: no guard there */
+        .stop = PC_PLATFORM.guards ? stop_hook : NULL,
         .note = note_hook,
     };
 }
@@ -145,7 +125,7 @@ static int team_init(pacoll_team_t *t, MPI_Comm comm)
      * deadline applies to, so a rank late for the first call is treated as
      * one late for any other. */
     int rc = MPI_SUCCESS;
-    if (!PACOLL_UNDER_SMPI && t->cfg.chan.timeout > 0)
+    if (PC_PLATFORM.guards && t->cfg.chan.timeout > 0)
         rc = pc_wait_arrival(comm, t->cfg.chan.timeout,
                              "the first pacoll call on a communicator (setting up)");
     if (rc == MPI_SUCCESS)
@@ -154,7 +134,7 @@ static int team_init(pacoll_team_t *t, MPI_Comm comm)
         return rc;
     /* pacoll's own traffic reports errors to pacoll, which raises them on
      * the user's communicator with what went wrong */
-    if (!PACOLL_UNDER_SMPI)
+    if (PC_PLATFORM.guards)
         PMPI_Comm_set_errhandler(t->comm, MPI_ERRORS_RETURN);
     PMPI_Comm_rank(t->comm, &t->rank);
     PMPI_Comm_size(t->comm, &t->size);
@@ -188,7 +168,7 @@ int pc_team_ready(pacoll_team_t *t)
     int rc = MPI_SUCCESS, room = 1;
     /* A channel made at a later call than the team's first (an algorithm
      * named only then): its set-up waits inside the MPI library too. */
-    if (!PACOLL_UNDER_SMPI && t->cfg.chan.timeout > 0 && t->verdict.ncall > 0)
+    if (PC_PLATFORM.guards && t->cfg.chan.timeout > 0 && t->verdict.ncall > 0)
         rc = pc_wait_arrival(t->comm, t->cfg.chan.timeout,
                              "a pacoll call making its channel (setting up)");
     if (rc == MPI_SUCCESS)

@@ -188,7 +188,7 @@ static int plain_run(pc_call_t *c, const pc_layout_t *x, const pc_xopts_t *o)
     if (rc != MPI_SUCCESS)
         return rc;
     /* Blocks are taken in landing order, as polling RDMA flags takes them;
-     * the simulator otherwise blocks on the first one sent (channel/smpi.c). */
+     * the simulator otherwise blocks on the first one sent (channel/sim/smpi.c). */
     pc_chan_poll_only(c->ch, 1);
     rc = receive_all(c, x, o);
     pc_chan_poll_only(c->ch, 0);

@@ -195,9 +195,10 @@ static void copy_chunk(pc_smp_t *s, int local, int n, int c)
     }
     if (local != s->t->local_rank) { /* a flag another rank waits on, as the segment's own */
         pc_charge_settle();
-        pc_sim_shm_message(0);
+        pc_flag_publish_add(&row(s, local)[ROW_DONE], 1);
+    } else {
+        __atomic_fetch_add(&row(s, local)[ROW_DONE], 1, __ATOMIC_RELEASE);
     }
-    __atomic_fetch_add(&row(s, local)[ROW_DONE], 1, __ATOMIC_RELEASE);
 }
 
 /* Claims a ready chunk of node n in local rank `local`'s row, from its hint

@@ -26,17 +26,16 @@ static void check_box(int n, size_t slot)
         /* back to back, each 8-byte aligned for the atomic flags */
         CHECK_INT(e, PC_LINE + (size_t)q * entry);
         CHECK(aligned(e, sizeof(uint64_t)));
-        /* outside the simulator one sender's entry is one cache line of its
-         * own: no two senders' flags share a line */
-        if (!PACOLL_UNDER_SMPI)
-            CHECK(aligned(e, PC_LINE));
+        /* one sender's entry is one cache line of its own, in every build:
+         * no two senders' flags share a line */
+        CHECK(aligned(e, PC_LINE));
         for (int g = 0; g < PC_GENS; g++) {
             size_t s = pc_slot_off(n, q, g, slot);
             /* slots after every entry, in (sender, generation) order, back to back */
             CHECK(s >= end_entries);
             CHECK_INT(s, end_entries + ((size_t)q * PC_GENS + (size_t)g) * slot);
             CHECK(s + slot <= pc_box_bytes(n, slot));
-            if (!PACOLL_UNDER_SMPI && aligned(slot, PC_LINE))
+            if (aligned(slot, PC_LINE))
                 CHECK(aligned(s, PC_LINE));
             CHECK(aligned(s, sizeof(uint64_t)) || !aligned(slot, sizeof(uint64_t)));
         }
@@ -49,7 +48,7 @@ static void check_box(int n, size_t slot)
     /* a host's mailboxes sit side by side in one segment (shm.c): each must
      * start aligned, so its size keeps the alignment */
     CHECK(aligned(pc_box_bytes(n, slot), sizeof(uint64_t)) || !aligned(slot, sizeof(uint64_t)));
-    if (!PACOLL_UNDER_SMPI && aligned(slot, PC_LINE))
+    if (aligned(slot, PC_LINE))
         CHECK(aligned(pc_box_bytes(n, slot), PC_LINE));
     if (unit_failed != before)
         fprintf(stderr, "    (mailbox of %d senders, slots of %zu bytes)\n", n, slot);
@@ -62,8 +61,7 @@ static void test_entry(void)
     CHECK(offsetof(pc_entry_t, done) % 8 == 0 && offsetof(pc_entry_t, flag) % 8 == 0);
     CHECK(offsetof(pc_entry_t, flag) + PC_GENS * sizeof(uint64_t) <= sizeof(pc_entry_t));
     CHECK(sizeof(pc_entry_t) % 8 == 0);
-    if (!PACOLL_UNDER_SMPI)
-        CHECK_INT(sizeof(pc_entry_t), PC_LINE);
+    CHECK_INT(sizeof(pc_entry_t), PC_LINE); /* one layout, the simulator's too */
 }
 
 static void test_boxes(void)

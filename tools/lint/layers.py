@@ -3,7 +3,9 @@
 
 Each folder of src/ may include headers of the folders listed for it below
 (and its own); a header may not reach back up, and no chain of includes may
-come back to where it started, between folders or inside one.
+come back to where it started, between folders or inside one.  A subfolder
+is a layer of its own (channel/sim: the simulated platform, above the
+channel it serves).
 
     tools/lint/layers.py [SRC_DIR]      exit 0 clean, 1 with the violations
 """
@@ -15,7 +17,8 @@ import sys
 BELOW = {
     "base": [],
     "channel": ["base"],
-    "core": ["base", "channel"],
+    "channel/sim": ["base", "channel"],
+    "core": ["base", "channel"],  # not channel/sim: the platform table is channel's
     "select": ["base", "channel", "core"],
     "engine": ["base", "channel", "core", "select"],
     "alltoall": ["base", "channel", "core", "select", "engine"],
@@ -33,13 +36,13 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 def scan(src):
     """{file: [included files]} for every source under src, paths relative to src."""
     graph = {}
-    for folder in sorted(os.listdir(src)):
-        d = os.path.join(src, folder)
-        if not os.path.isdir(d):
+    for d, dirs, names in sorted(os.walk(src)):
+        dirs.sort()
+        if d == src:
             continue
-        for name in sorted(os.listdir(d)):
+        for name in sorted(names):
             if name.endswith((".c", ".h", ".cpp")):
-                rel = f"{folder}/{name}"
+                rel = os.path.relpath(os.path.join(d, name), src).replace(os.sep, "/")
                 with open(os.path.join(d, name), encoding="utf-8") as f:
                     graph[rel] = [i for i in INCLUDE.findall(f.read()) if "/" in i]
     return graph
@@ -48,12 +51,12 @@ def scan(src):
 def violations(graph):
     out = []
     for f, incs in graph.items():
-        folder = f.split("/")[0]
+        folder = f.rsplit("/", 1)[0]
         if folder not in BELOW:
             out.append(f"{f}: folder {folder!r} has no place in the layers (tools/lint/layers.py)")
             continue
         for inc in incs:
-            target = inc.split("/")[0]
+            target = inc.rsplit("/", 1)[0]
             if inc not in graph:
                 out.append(f"{f}: includes {inc}, which is not under src/")
             elif target != folder and target not in BELOW[folder]:
@@ -83,7 +86,7 @@ def main(argv):
     bad = violations(graph)
     for v in bad:
         print(v)
-    folders = sorted({f.split("/")[0] for f in graph})
+    folders = sorted({f.rsplit("/", 1)[0] for f in graph})
     print(f"layers: {len(graph)} files in {len(folders)} folders, {len(bad)} violations")
     return 1 if bad else 0
 

@@ -12,8 +12,8 @@
  * flag a second one (docs/SIM.md).  So this transport sends its small
  * writes (eager data, advertisements, zero-copy completion counters) as
  * messages that land in the same mailbox fields: one latency, in order,
- * no flush.  They stay below SMPI's detached-send threshold (setup.c caps
- * the eager slot), so the source may be reused at once.
+ * no flush.  They stay below SMPI's detached-send threshold (the platform's
+ * slot_max caps the eager slot), so the source may be reused at once.
  *
  * Large zero-copy data goes by MPI_Put into the dynamic window
  * (PACOLL_SIM_PUT=window, the default) or, with PACOLL_SIM_PUT=transfer,
@@ -28,14 +28,13 @@
  */
 #include <simgrid/engine.h>
 
-#include "channel/sim_transfer.h"
-#include "channel/transport.h"
+#include "channel/sim/sim.h"
 
 /* Message kinds: eager per generation, advertisement, done counter. */
 #define KINDS (PC_GENS + 2)
 enum { TAG_EAGER = 7100, TAG_ADV = 7110, TAG_DONE = 7111 };
 
-typedef struct pc_smpi {
+typedef struct pc_plat_state {
     /* One posted receive per peer and kind, and the done counters'
      * landing words. */
     MPI_Request *rq;
@@ -72,7 +71,7 @@ static int notify(pc_chan_t *ch, int peer, int tag, const void *buf, size_t n)
  * inject time). */
 static int anything_pending(pc_chan_t *ch)
 {
-    pc_smpi_t *s = ch->smpi;
+    pc_smpi_t *s = ch->plat;
     if (simgrid_get_clock() == s->probed_at)
         return s->pending;
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ch->peers.comm, &s->pending, MPI_STATUS_IGNORE);
@@ -110,7 +109,7 @@ static int recv_sent(pc_chan_t *ch, int peer, int tag, void *buf, size_t cap, MP
 
 static int take_status(pc_chan_t *ch, int peer, int tag, void *buf, size_t cap, MPI_Status *st)
 {
-    pc_smpi_t *s = ch->smpi;
+    pc_smpi_t *s = ch->plat;
     MPI_Comm comm = ch->peers.comm;
     int kind = tag == TAG_ADV ? PC_GENS : tag == TAG_DONE ? PC_GENS + 1 : tag - TAG_EAGER;
     MPI_Request *rq = &s->rq[(size_t)peer * KINDS + (size_t)kind];
@@ -151,13 +150,13 @@ static int take(pc_chan_t *ch, int peer, int tag, void *buf, size_t cap, int *co
 static int block_begin(pc_chan_t *ch, int peer)
 {
     PC_UNUSED(peer);
-    if (ch->smpi->tested)
+    if (ch->plat->tested)
         return 0;
-    ch->smpi->block = 1;
+    ch->plat->block = 1;
     return 1;
 }
 
-static void block_end(pc_chan_t *ch) { ch->smpi->block = 0; }
+static void block_end(pc_chan_t *ch) { ch->plat->block = 0; }
 
 /* Turning the tested receives off completes the ones in flight (each was
  * posted for a message already sent, so this waits at most for that
@@ -165,8 +164,8 @@ static void block_end(pc_chan_t *ch) { ch->smpi->block = 0; }
  * message of its kind behind that call's back. */
 static void poll_only(pc_chan_t *ch, int on)
 {
-    pc_smpi_t *s = ch->smpi;
-    on = on && ch->peers.cfg->sim_tested;
+    pc_smpi_t *s = ch->plat;
+    on = on && (ch->peers.cfg->platform[PC_SIM_SET_TESTED] != 0);
     ch->poll_only = on; /* the shm transport's flags in flight, too (shm.c) */
     if (!on && !s->tested) /* nothing was posted */
         return;
@@ -180,7 +179,7 @@ static void poll_only(pc_chan_t *ch, int on)
 
 static int xfer_push(pc_chan_t *ch, int peer, size_t n)
 {
-    pc_smpi_t *s = ch->smpi;
+    pc_smpi_t *s = ch->plat;
     if (s->nxfer == s->xfer_cap) {
         int cap = s->xfer_cap ? 2 * s->xfer_cap : 16;
         void **x = realloc(s->xfer, (size_t)cap * sizeof *x);
@@ -218,7 +217,7 @@ static int transfer_write(pc_chan_t *ch, int peer, uint64_t addr, const void *sr
  * released); never waits. */
 static int landed(pc_chan_t *ch, int peer)
 {
-    pc_smpi_t *s = ch->smpi;
+    pc_smpi_t *s = ch->plat;
     int kept = 0, left = 0;
     for (int i = 0; i < s->nxfer; i++) {
         if (s->xfer_peer[i] == peer && pc_sim_transfer_test((sg_comm_t)s->xfer[i]))
@@ -234,7 +233,7 @@ static int landed(pc_chan_t *ch, int peer)
 /* Waits for the writes in flight to peer, or to everyone if peer < 0. */
 static void transfer_complete(pc_chan_t *ch, int peer)
 {
-    pc_smpi_t *s = ch->smpi;
+    pc_smpi_t *s = ch->plat;
     int kept = 0;
     for (int i = 0; i < s->nxfer; i++) {
         if (peer >= 0 && s->xfer_peer[i] != peer) {
@@ -272,7 +271,7 @@ static const void *eager_poll(pc_call_t *c, int peer, int gen, uint64_t *flag)
         if (!take(ch, peer, TAG_EAGER + gen, slot, ch->slot, &got))
             return NULL;
         /* the fair model's smpi/or charged this block's copy-out on arrival */
-        pc_copy_refund((size_t)got);
+        pc_sim_copy_refund((size_t)got);
         e->flag[gen] = *flag = pc_eager_flag(c->seq, PC_LEN_UNCHECKED);
     }
     return slot;
@@ -298,7 +297,7 @@ static const pc_entry_t *adv_poll(pc_call_t *c, int peer)
 static int done_poll(pc_call_t *c, int peer, uint64_t want)
 {
     pc_entry_t *e = pc_win_entry(c->ch, peer);
-    uint64_t *v = &c->ch->smpi->done[peer];
+    uint64_t *v = &c->ch->plat->done[peer];
     while (pc_load_acq(&e->done) < want && take(c->ch, peer, TAG_DONE, v, sizeof *v, NULL))
         if (*v > e->done)
             e->done = *v;
@@ -363,9 +362,9 @@ static int transfer_flush(pc_call_t *c)
     pc_chan_t *ch = c->ch;
     int rc = transfer_flush_landed(c);
     while (rc == MPI_SUCCESS && ch->npending > 0) {
-        if (ch->smpi->nxfer > 0) {
+        if (ch->plat->nxfer > 0) {
             double t0 = pc_trace_start(ch);
-            pc_sim_transfer_wait_any((const sg_comm_t *)ch->smpi->xfer, (size_t)ch->smpi->nxfer);
+            pc_sim_transfer_wait_any((const sg_comm_t *)ch->plat->xfer, (size_t)ch->plat->nxfer);
             pc_trace_add(ch, &ch->tr.xfer, NULL, t0);
         }
         rc = transfer_flush_landed(c);
@@ -373,7 +372,7 @@ static int transfer_flush(pc_call_t *c)
     return rc;
 }
 
-const pc_transport_t pc_transport_smpi = {
+static const pc_transport_t pc_transport_smpi = {
     .name = "smpi",
     .eager_put = eager_put,
     .eager_poll = eager_poll,
@@ -425,7 +424,7 @@ static const pc_transport_t smpi_transfer = {
  * handle is valid in every rank. */
 static int gather_hosts(pc_chan_t *ch)
 {
-    pc_smpi_t *s = ch->smpi;
+    pc_smpi_t *s = ch->plat;
     const pc_peers_t *p = &ch->peers;
     uint64_t me = (uint64_t)(uintptr_t)sg_host_self();
     uint64_t *all = malloc((size_t)p->size * sizeof *all);
@@ -449,7 +448,7 @@ int pc_smpi_create(pc_chan_t *ch)
     pc_smpi_t *s = calloc(1, sizeof *s);
     if (!s)
         return MPI_ERR_NO_MEM;
-    ch->smpi = s;
+    ch->plat = s;
     ch->remote = &pc_transport_smpi;
     s->rq = malloc((size_t)ch->peers.size * KINDS * sizeof *s->rq);
     s->done = calloc((size_t)ch->peers.size, sizeof *s->done);
@@ -458,7 +457,7 @@ int pc_smpi_create(pc_chan_t *ch)
     for (int i = 0; i < ch->peers.size * KINDS; i++)
         s->rq[i] = MPI_REQUEST_NULL;
     s->probed_at = -1; /* no probe yet: the clock starts at 0 */
-    if (ch->peers.cfg->sim_put != PC_SIM_PUT_TRANSFER)
+    if ((int)ch->peers.cfg->platform[PC_SIM_SET_PUT] != PC_SIM_PUT_TRANSFER)
         return MPI_SUCCESS;
     int rc = gather_hosts(ch);
     if (rc == MPI_SUCCESS)
@@ -468,7 +467,7 @@ int pc_smpi_create(pc_chan_t *ch)
 
 void pc_smpi_free(pc_chan_t *ch)
 {
-    pc_smpi_t *s = ch->smpi;
+    pc_smpi_t *s = ch->plat;
     if (!s)
         return;
     /* A notification being received (take posts a receive only for a
@@ -485,7 +484,7 @@ void pc_smpi_free(pc_chan_t *ch)
 
 void pc_smpi_free_local(pc_chan_t *ch)
 {
-    pc_smpi_t *s = ch->smpi;
+    pc_smpi_t *s = ch->plat;
     if (!s)
         return;
     free(s->rq);
@@ -494,5 +493,5 @@ void pc_smpi_free_local(pc_chan_t *ch)
     free(s->xfer);
     free(s->xfer_peer);
     free(s);
-    ch->smpi = NULL;
+    ch->plat = NULL;
 }

@@ -1,5 +1,5 @@
 /* Under SimGrid SMPI only: an RDMA write's network time as a transfer
- * between two hosts (sim_transfer.cpp; smpi.c's opening comment). */
+ * between two hosts (transfer.cpp; smpi.c's opening comment). */
 #ifndef PACOLL_SIM_TRANSFER_H
 #define PACOLL_SIM_TRANSFER_H
 

@@ -11,7 +11,7 @@
 #include <simgrid/s4u/Host.hpp>
 #include <vector>
 
-#include "channel/sim_transfer.h"
+#include "channel/sim/transfer.h"
 
 extern "C" sg_comm_t pc_sim_transfer_start(sg_host_t from, sg_host_t to, uint64_t bytes)
 {

@@ -8,26 +8,6 @@
 #include "select/select.h"
 #include "profile/profile.h"
 
-static int run_native(const pc_mpi_call_t *c)
-{
-    switch (c->coll) {
-    case PACOLL_ALLTOALL:
-        return PMPI_Alltoall(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount,
-                             c->recvtype, c->comm);
-    case PACOLL_ALLTOALLV:
-        return PMPI_Alltoallv(c->sendbuf, c->sendcounts, c->sdispls, c->sendtype, c->recvbuf,
-                              c->recvcounts, c->rdispls, c->recvtype, c->comm);
-    case PACOLL_ALLGATHER:
-        return PMPI_Allgather(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount,
-                              c->recvtype, c->comm);
-    case PACOLL_GATHER:
-        return PMPI_Gather(c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount,
-                           c->recvtype, c->root, c->comm);
-    default:
-        return MPI_ERR_ARG;
-    }
-}
-
 static void say_once(pacoll_team_t *t, const char *fmt, const char *coll, const char *what)
 {
     char msg[PC_MSG_LEN];
@@ -150,12 +130,19 @@ static void count(pacoll_team_t *t, const pc_mpi_call_t *c, int idx, size_t byte
 
 /* Bytes a native call moves, for PACOLL_STATS; its arguments are the MPI
  * library's to check, so nothing here may trust them. */
-static size_t native_bytes(const pc_mpi_call_t *c, int size)
+static size_t native_bytes_BLOCK(const pc_mpi_call_t *c, int size)
 {
-    if (c->coll != PACOLL_ALLTOALLV) {
-        size_t m = pc_block_bytes(c, c->coll == PACOLL_GATHER ? c->root : 0);
-        return c->coll == PACOLL_GATHER ? m : m * (size_t)size;
-    }
+    return pc_block_bytes(c, 0) * (size_t)size;
+}
+
+static size_t native_bytes_ROOTED(const pc_mpi_call_t *c, int size)
+{
+    (void)size;
+    return pc_block_bytes(c, c->root);
+}
+
+static size_t native_bytes_VECTOR(const pc_mpi_call_t *c, int size)
+{
     const int *counts = c->sendbuf == MPI_IN_PLACE ? c->recvcounts : c->sendcounts;
     MPI_Datatype dt = c->sendbuf == MPI_IN_PLACE ? c->recvtype : c->sendtype;
     int s = 0;
@@ -167,6 +154,11 @@ static size_t native_bytes(const pc_mpi_call_t *c, int size)
         total += counts[p] > 0 ? (size_t)counts[p] * (size_t)s : 0;
     return total;
 }
+
+#define PC_NATIVE_BYTES(lower, Camel, UPPER, shape) [PACOLL_##UPPER] = native_bytes_##shape,
+static size_t (*const native_bytes[PACOLL_NCOLL])(const pc_mpi_call_t *, int) = {
+    PC_COLLS(PC_NATIVE_BYTES)};
+#undef PC_NATIVE_BYTES
 
 static int run_algo(const pc_mpi_call_t *c, pacoll_team_t *t, int idx)
 {
@@ -219,7 +211,7 @@ static int run_algo(const pc_mpi_call_t *c, pacoll_team_t *t, int idx)
 static int hand_over(const pc_mpi_call_t *c, pacoll_team_t *t, const char *why)
 {
     say_once(t, "%s: handed to the MPI library: %s", pacoll_coll_name(c->coll), why);
-    return run_native(c);
+    return pc_api_native(c);
 }
 
 static int plain_how(const pacoll_team_t *t, const pc_mpi_call_t *c, const char *site, int chosen)
@@ -236,12 +228,9 @@ static int plain_how(const pacoll_team_t *t, const pc_mpi_call_t *c, const char 
  * the first such call it is known by its count and type when the type is
  * a named one, whose size never changes (a derived type's handle may be
  * freed and reused for another type); else MPI is asked its size. */
-static int plain_same_block(pacoll_team_t *t, const pc_mpi_call_t *c)
+int pc_api_plain_block(pacoll_team_t *t, const pc_mpi_call_t *c, int count, MPI_Datatype dt)
 {
-    int count, combiner, ni, na, nd;
-    MPI_Datatype dt;
-    if (pc_plain_known_block(t, c, &count, &dt))
-        return 1;
+    int combiner, ni, na, nd;
     if (pc_block_bytes(c, t->rank) != t->pick[c->coll].m)
         return 0;
     if (dt != MPI_DATATYPE_NULL &&
@@ -321,9 +310,9 @@ static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
         idx = pc_registry_native(c->coll), a = pc_registry_get(idx);
     }
     if (!a->run) {
-        count(t, c, idx, t->cfg.stats ? native_bytes(c, t->size) : 0); /* PACOLL_STATS only */
+        count(t, c, idx, t->cfg.stats ? native_bytes[c->coll](c, t->size) : 0); /* PACOLL_STATS only */
         t->plain[c->coll] = (unsigned char)plain_how(t, c, site, chosen);
-        return run_native(c);
+        return pc_api_native(c);
     }
     if (pc_check_call(c, t->size, t->rank, &ck) != MPI_SUCCESS)
         return reject(c, t, &ck);
@@ -333,29 +322,35 @@ static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
 /* PACOLL_PROFILE: the arrival is stamped before the dispatch and the exit
  * after it, so the profile sees what the caller sees (pacoll's own choice,
  * checks and packing included). */
-static const pc_prof_kind_t prof_kind[PACOLL_NCOLL] = {PC_PROF_ALLTOALL, PC_PROF_ALLTOALLV,
-                                                       PC_PROF_ALLGATHER, PC_PROF_GATHER};
+#define PC_PROF_KIND(lower, Camel, UPPER, shape) [PACOLL_##UPPER] = PC_PROF_##UPPER,
+static const pc_prof_kind_t prof_kind[PACOLL_NCOLL] = {PC_COLLS(PC_PROF_KIND)};
+#undef PC_PROF_KIND
 
-static double prof_bytes(const pc_mpi_call_t *c)
+/* One block (the receive side's in place), or alltoallv's vectors. */
+static double prof_bytes_BLOCK(const pc_mpi_call_t *c)
 {
-    switch (c->coll) {
-    case PACOLL_ALLTOALLV:
-        return pc_prof_bytes_vector(c->sendbuf, c->sendcounts, c->sendtype, c->recvcounts,
-                                    c->recvtype, c->comm);
-    default: /* alltoall, allgather, gather: one block (the receive side's in place) */
-        return pc_prof_bytes_block(c->sendbuf, c->sendcount, c->sendtype, c->recvcount,
-                                   c->recvtype);
-    }
+    return pc_prof_bytes_block(c->sendbuf, c->sendcount, c->sendtype, c->recvcount, c->recvtype);
+}
+#define prof_bytes_ROOTED prof_bytes_BLOCK
+
+static double prof_bytes_VECTOR(const pc_mpi_call_t *c)
+{
+    return pc_prof_bytes_vector(c->sendbuf, c->sendcounts, c->sendtype, c->recvcounts,
+                                c->recvtype, c->comm);
 }
 
-static int profiled_dispatch(const pc_mpi_call_t *c, const char *site, const void *ra)
+#define PC_PROF_BYTES(lower, Camel, UPPER, shape) [PACOLL_##UPPER] = prof_bytes_##shape,
+static double (*const prof_bytes[PACOLL_NCOLL])(const pc_mpi_call_t *) = {
+    PC_COLLS(PC_PROF_BYTES)};
+#undef PC_PROF_BYTES
+
+int pc_api_call(const pc_mpi_call_t *c, const char *site, const void *ra, pacoll_team_t *t)
 {
-    /* the team (from the context's cache, else an attribute), which keeps the profiler */
-    pacoll_team_t *t = c->comm != MPI_COMM_NULL ? pc_team_find(c->comm) : NULL;
-    if (t && !site && t->plain[c->coll] &&
-        (t->plain[c->coll] == PC_PLAIN_ANY || plain_same_block(t, c)) &&
-        pc_plain_begin(t))
-        return run_native(c);
+    /* not in the context's cache: the team is the communicator's attribute
+     * (pc_team_find caches it), and the plain way is tested here instead */
+    if (!t && c->comm != MPI_COMM_NULL && (t = pc_team_find(c->comm)) && !site &&
+        pc_api_plain(t, c))
+        return pc_api_native(c);
     if (t && !t->prof_known)
         t->prof = pc_prof_handle(), t->prof_known = 1;
     pc_prof_stamp_t s;
@@ -363,157 +358,28 @@ static int profiled_dispatch(const pc_mpi_call_t *c, const char *site, const voi
     int rc = dispatch(c, site, t);
     pc_prof_exit(&s);
     if (s.prof && rc == MPI_SUCCESS)
-        pc_prof_record(&s, prof_kind[c->coll], c->comm, ra, prof_bytes(c));
+        pc_prof_record(&s, prof_kind[c->coll], c->comm, ra, prof_bytes[c->coll](c));
     return rc;
 }
 
 /* ------------------------------------------------------ entry points */
 
-/* The internal entry points take the caller's return address (ra): the
- * public pacoll_* functions and the MPI_* / Fortran wrappers pass their own
- * caller's, so the profile names the application's call site.  Each names
- * every member of the call: a partial initializer makes the compiler clear
- * the whole struct first, a measurable part of a call handed to the MPI
- * library (docs/TUNE.md, "The per-call cost"). */
-int pc_api_alltoall(const void *ra, const char *where, const char *algo, const void *sendbuf,
-                    int sendcount,
-                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                    MPI_Comm comm)
-{
-    if (!algo &&
-        pc_api_plain(comm, PACOLL_ALLTOALL, sendbuf, sendcount, sendtype, recvcount, recvtype, 0))
-        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                             comm);
-    pc_mpi_call_t c = {.coll = PACOLL_ALLTOALL, .where = where, .sendbuf = sendbuf,
-                       .sendcount = sendcount,
-                       .sendcounts = NULL, .sdispls = NULL, .sendtype = sendtype,
-                       .recvbuf = recvbuf, .recvcount = recvcount, .recvcounts = NULL,
-                       .rdispls = NULL, .recvtype = recvtype, .root = 0, .comm = comm};
-    return profiled_dispatch(&c, algo, ra);
-}
-
-int pc_api_alltoallv(const void *ra, const char *where, const char *algo, const void *sendbuf,
-                     const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                     void *recvbuf, const int recvcounts[], const int rdispls[],
-                     MPI_Datatype recvtype, MPI_Comm comm)
-{
-    /* alltoallv's plain mark is never by block (plain_how) */
-    if (!algo && pc_api_plain(comm, PACOLL_ALLTOALLV, sendbuf, 0, sendtype, 0, recvtype, 0))
-        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                              recvtype, comm);
-    pc_mpi_call_t c = {.coll = PACOLL_ALLTOALLV, .where = where, .sendbuf = sendbuf, .sendcount = 0,
-                       .sendcounts = sendcounts, .sdispls = sdispls, .sendtype = sendtype,
-                       .recvbuf = recvbuf, .recvcount = 0, .recvcounts = recvcounts,
-                       .rdispls = rdispls, .recvtype = recvtype, .root = 0, .comm = comm};
-    return profiled_dispatch(&c, algo, ra);
-}
-
-int pc_api_allgather(const void *ra, const char *where, const char *algo, const void *sendbuf,
-                     int sendcount,
-                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                     MPI_Comm comm)
-{
-    if (!algo &&
-        pc_api_plain(comm, PACOLL_ALLGATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, 0))
-        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                              comm);
-    pc_mpi_call_t c = {.coll = PACOLL_ALLGATHER, .where = where, .sendbuf = sendbuf,
-                       .sendcount = sendcount,
-                       .sendcounts = NULL, .sdispls = NULL, .sendtype = sendtype,
-                       .recvbuf = recvbuf, .recvcount = recvcount, .recvcounts = NULL,
-                       .rdispls = NULL, .recvtype = recvtype, .root = 0, .comm = comm};
-    return profiled_dispatch(&c, algo, ra);
-}
-
-int pc_api_gather(const void *ra, const char *where, const char *algo, const void *sendbuf,
-                  int sendcount,
-                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  int root, MPI_Comm comm)
-{
-    if (!algo &&
-        pc_api_plain(comm, PACOLL_GATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, root))
-        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                           root, comm);
-    pc_mpi_call_t c = {.coll = PACOLL_GATHER, .where = where, .sendbuf = sendbuf,
-                       .sendcount = sendcount,
-                       .sendcounts = NULL, .sdispls = NULL, .sendtype = sendtype,
-                       .recvbuf = recvbuf, .recvcount = recvcount, .recvcounts = NULL,
-                       .rdispls = NULL, .recvtype = recvtype, .root = root, .comm = comm};
-    return profiled_dispatch(&c, algo, ra);
-}
-
+/* pacoll_<coll> and pacoll_<coll>_alg (pacoll.h), from the table of
+ * api/colls.h.  The profile names their caller's call site. */
 #define PC_CALLER __builtin_return_address(0)
-
-PC_EXPORT int pacoll_alltoall_alg(const char *algo, const void *sendbuf, int sendcount,
-                                  MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                                  MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return pc_api_alltoall(PC_CALLER, "pacoll_alltoall_alg", algo, sendbuf, sendcount, sendtype,
-                           recvbuf, recvcount,
-                           recvtype, comm);
-}
-
-PC_EXPORT int pacoll_alltoallv_alg(const char *algo, const void *sendbuf, const int sendcounts[],
-                                   const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                                   const int recvcounts[], const int rdispls[],
-                                   MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return pc_api_alltoallv(PC_CALLER, "pacoll_alltoallv_alg", algo, sendbuf, sendcounts, sdispls,
-                            sendtype, recvbuf,
-                            recvcounts, rdispls, recvtype, comm);
-}
-
-PC_EXPORT int pacoll_allgather_alg(const char *algo, const void *sendbuf, int sendcount,
-                                   MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                                   MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return pc_api_allgather(PC_CALLER, "pacoll_allgather_alg", algo, sendbuf, sendcount, sendtype,
-                            recvbuf, recvcount,
-                            recvtype, comm);
-}
-
-PC_EXPORT int pacoll_gather_alg(const char *algo, const void *sendbuf, int sendcount,
-                                MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                                MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    return pc_api_gather(PC_CALLER, "pacoll_gather_alg", algo, sendbuf, sendcount, sendtype,
-                         recvbuf, recvcount,
-                         recvtype, root, comm);
-}
-
-PC_EXPORT int pacoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                              void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return pc_api_alltoall(PC_CALLER, "pacoll_alltoall", NULL, sendbuf, sendcount, sendtype,
-                           recvbuf, recvcount,
-                           recvtype, comm);
-}
-
-PC_EXPORT int pacoll_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                               const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return pc_api_alltoallv(PC_CALLER, "pacoll_alltoallv", NULL, sendbuf, sendcounts, sdispls,
-                            sendtype, recvbuf,
-                            recvcounts, rdispls, recvtype, comm);
-}
-
-PC_EXPORT int pacoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return pc_api_allgather(PC_CALLER, "pacoll_allgather", NULL, sendbuf, sendcount, sendtype,
-                            recvbuf, recvcount,
-                            recvtype, comm);
-}
-
-PC_EXPORT int pacoll_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                            MPI_Comm comm)
-{
-    return pc_api_gather(PC_CALLER, "pacoll_gather", NULL, sendbuf, sendcount, sendtype, recvbuf,
-                         recvcount,
-                         recvtype, root, comm);
-}
+#define PC_PUBLIC(lower, Camel, UPPER, shape)                                            \
+    PC_EXPORT int pacoll_##lower(PC_PARAMS_##shape)                                      \
+    {                                                                                    \
+        pc_mpi_call_t c = {PC_CALL_##shape(PACOLL_##UPPER, "pacoll_" #lower)};           \
+        return pc_api_enter(&c, NULL, PC_CALLER);                                        \
+    }                                                                                    \
+    PC_EXPORT int pacoll_##lower##_alg(const char *algo, PC_PARAMS_##shape)              \
+    {                                                                                    \
+        pc_mpi_call_t c = {PC_CALL_##shape(PACOLL_##UPPER, "pacoll_" #lower "_alg")};    \
+        return pc_api_enter(&c, algo, PC_CALLER);                                        \
+    }
+PC_COLLS(PC_PUBLIC)
+#undef PC_PUBLIC
 
 /* ------------------------------------------------ per-communicator choice */
 

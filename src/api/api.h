@@ -8,6 +8,7 @@
 
 #include "core/context.h"
 #include "core/team.h"
+#include "api/colls.h"
 
 /* The user's call, as MPI describes it (any collective). */
 typedef struct pc_mpi_call {
@@ -102,56 +103,65 @@ static inline int pc_plain_begin(pacoll_team_t *t)
     return pc_verdict_begin_quiet(&t->verdict);
 }
 
-/* The plain way taken before the call is even described: the team from
- * the context's cache (pc_team_find fills it), marked plain for this
- * collective, for this block when the mark says so (its count and named
- * type, api.c plain_same_block), with nothing pending on the verdict; the
- * caller then calls PMPI_<coll> itself.  Inline, so the MPI_* wrappers
- * (interpose/) take it without a call of their own.  NULL: the call takes
- * pc_api_<coll>, which handles every other case. */
-static inline pacoll_team_t *pc_api_plain(MPI_Comm comm, pacoll_coll_t coll,
-                                          const void *sendbuf, int sendcount,
-                                          MPI_Datatype sendtype, int recvcount,
-                                          MPI_Datatype recvtype, int root)
+/* The MPI library's own collective for a call.  Inline, so an entry point
+ * whose collective is a constant calls PMPI_<coll> with no switch. */
+static inline int pc_api_native(const pc_mpi_call_t *c)
 {
-    pc_context_t *ctx = pc_context_now();
-    if (!ctx)
-        return NULL;
-    const pc_team_slot_t *s = pc_context_slot(ctx, comm);
-    pacoll_team_t *t = s->team;
-    if (!t || s->comm != comm || !t->plain[coll])
-        return NULL;
-    if (t->plain[coll] == PC_PLAIN_SAME_M) {
-        pc_mpi_call_t c = {.coll = coll, .sendbuf = sendbuf, .sendcount = sendcount,
-                           .sendtype = sendtype, .recvcount = recvcount, .recvtype = recvtype,
-                           .root = root};
-        int count;
-        MPI_Datatype dt;
-        if (!pc_plain_known_block(t, &c, &count, &dt))
-            return NULL;
+    switch (c->coll) {
+#define PC_NATIVE_CASE(lower, Camel, UPPER, shape) \
+    case PACOLL_##UPPER:                           \
+        return PMPI_##Camel(PC_CALL_ARGS_##shape(c));
+        PC_COLLS(PC_NATIVE_CASE)
+#undef PC_NATIVE_CASE
+    default:
+        return MPI_ERR_ARG;
     }
-    return pc_plain_begin(t) ? t : NULL;
 }
 
-/* The four collectives with the caller's return address, for the profiler,
- * and the name of the call the user made, for messages (a string literal:
- * "MPI_Alltoall", "MPI_ALLTOALL" from Fortran, "pacoll_alltoall"):
- * pacoll_* and the interposition wrappers (C and Fortran) call these. */
-int pc_api_alltoall(const void *ra, const char *where, const char *algo, const void *sendbuf,
-                    int sendcount,
-                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                    MPI_Comm comm);
-int pc_api_alltoallv(const void *ra, const char *where, const char *algo, const void *sendbuf,
-                     const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                     void *recvbuf, const int recvcounts[], const int rdispls[],
-                     MPI_Datatype recvtype, MPI_Comm comm);
-int pc_api_allgather(const void *ra, const char *where, const char *algo, const void *sendbuf,
-                     int sendcount,
-                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                     MPI_Comm comm);
-int pc_api_gather(const void *ra, const char *where, const char *algo, const void *sendbuf,
-                  int sendcount,
-                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  int root, MPI_Comm comm);
+/* A PC_PLAIN_SAME_M call whose block pc_plain_known_block did not know:
+ * the size is asked of MPI (api.c). */
+int pc_api_plain_block(pacoll_team_t *t, const pc_mpi_call_t *c, int count, MPI_Datatype dt);
+
+/* The plain way's test, the only one a call makes: t marked plain for this
+ * collective, for this block when the mark says so, with nothing pending
+ * on the verdict; the caller then hands the call to the MPI library. */
+static inline int pc_api_plain(pacoll_team_t *t, const pc_mpi_call_t *c)
+{
+    unsigned char how = t->plain[c->coll];
+    if (!how)
+        return 0;
+    if (how == PC_PLAIN_SAME_M) {
+        int count;
+        MPI_Datatype dt;
+        if (!pc_plain_known_block(t, c, &count, &dt) && !pc_api_plain_block(t, c, count, dt))
+            return 0;
+    }
+    return pc_plain_begin(t);
+}
+
+/* Everything else a call does (api.c): t is the communicator's team when
+ * the context's cache held it, else NULL and the call looks it up. */
+int pc_api_call(const pc_mpi_call_t *c, const char *algo, const void *ra, pacoll_team_t *t);
+
+/* Every entry point's body: the MPI_* and Fortran wrappers (interpose/),
+ * pacoll_* and pacoll_*_alg.  The team comes from the context's cache
+ * (pc_team_find fills it), and a call the rules gave to the MPI library
+ * goes there with no call of pacoll's between.  Inline for that.  ra is
+ * the caller's return address, for the profiler; where (in c) the call
+ * the user made, for messages; algo the one named at the call site, NULL
+ * for the usual selection. */
+static inline int pc_api_enter(const pc_mpi_call_t *c, const char *algo, const void *ra)
+{
+    pc_context_t *ctx = pc_context_now();
+    pacoll_team_t *t = NULL;
+    if (ctx) {
+        const pc_team_slot_t *s = pc_context_slot(ctx, c->comm);
+        if (s->team && s->comm == c->comm)
+            t = s->team;
+    }
+    if (t && !algo && pc_api_plain(t, c))
+        return pc_api_native(c);
+    return pc_api_call(c, algo, ra, t);
+}
 
 #endif

@@ -17,6 +17,12 @@
 #include "core/config.h"
 #include "core/verdict.h"
 
+/* State the layers above keep per team, owned and defined by them (core
+ * never looks inside): the selection rules (select/select.c) and the
+ * profiler (profile/). */
+struct pc_rules;
+struct pc_prof;
+
 /* Per algorithm: calls and bytes, and what its calls cost the channel
  * (rdma-allgather §3.3-3.4: address exchanges and registrations per call). */
 typedef struct pc_stat {
@@ -98,15 +104,17 @@ struct pacoll_team {
     int last_algo[PACOLL_NCOLL];   /* registry index of the last call, -1 = none */
     uint64_t said_choice[PACOLL_NCOLL]; /* PACOLL_VERBOSE: size ranges whose choice was said */
     pc_stat_t stats[PC_MAX_ALGOS];
-    void *rules;       /* selection rules (select/select.c): the context's, else its own */
+    /* ---- the selection's (select/select.c) ---- */
+    struct pc_rules *rules; /* the context's, else its own (then rules_free frees them) */
+    void (*rules_free)(struct pc_rules *rules);
     struct {           /* the last automatic choice per collective: programs call */
         size_t m;      /* with the same sizes again and again (select.c) */
         int idx;       /* -1 = none yet */
         int any_m;     /* it did not depend on m */
     } pick[PACOLL_NCOLL];
-    void *prof;        /* the api's: the profiler (profile/), NULL when off, */
-    int prof_known;    /* looked up once per team rather than once per call */
-    void (*rules_free)(void *rules);
+    /* ---- the api's ---- */
+    struct pc_prof *prof; /* the profiler (profile/), NULL when off, */
+    int prof_known;       /* looked up once per team rather than once per call */
     struct pacoll_team *next; /* the context's list of live teams */
     int orphaned; /* MPI is tearing down without pacoll's finalize: free locally */
 };

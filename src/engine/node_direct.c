@@ -227,7 +227,7 @@ static int run_direct(pacoll_team_t *t, const pc_args_t *a, int pap, const char 
     else
         pc_layout_allgather(&x, a, t->size);
     pc_xopts_t o = pap ? pc_pap_opts(t) : (pc_xopts_t){.pap = 0, .copy_max = SIZE_MAX};
-    return pc_exchange(t, what, &x, &o);
+    return pc_direct_run(t, what, &x, &o);
 }
 
 static void make_layout(node_x_t *s)
@@ -265,7 +265,7 @@ static int exchange_masters(node_x_t *s, int pap, const char *what)
     o.ctx = s;
     o.before_send = master ? wait_locals : NULL;
     o.landed = master && pap ? landed : NULL;
-    int rc = pc_exchange(t, what, &s->x, &o);
+    int rc = pc_direct_run(t, what, &s->x, &o);
     if (rc == MPI_SUCCESS && master && !pap) /* Shm_Direct: one flag after all masters */
         for (int n = 0; n < t->nnodes; n++)
             if (n != t->node)

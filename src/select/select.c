@@ -303,8 +303,6 @@ int pc_team_may_run(const pacoll_team_t *t)
     return 0;
 }
 
-static void rules_free_any(void *rs) { pc_rules_free(rs); }
-
 /* The rules every team of the process shares (the context's, from one
  * path; "" built in): the context's if they came from path, else NULL. */
 static pc_rules_t *shared_rules(pc_context_t *ctx, const char *path)
@@ -325,7 +323,7 @@ static int share_rules(pc_context_t *ctx, const char *path, pc_rules_t *rs)
     int taken = 0;
     pthread_mutex_lock(&ctx->lock);
     if (copy && !ctx->rules)
-        ctx->rules = rs, ctx->rules_path = copy, ctx->rules_free = rules_free_any, taken = 1;
+        ctx->rules = rs, ctx->rules_path = copy, ctx->rules_free = pc_rules_free, taken = 1;
     pthread_mutex_unlock(&ctx->lock);
     if (!taken)
         free(copy);
@@ -368,7 +366,7 @@ static void rules_load(pacoll_team_t *t)
         rs = calloc(1, sizeof *rs);
     }
     t->rules = rs;
-    t->rules_free = rules_free_any;
+    t->rules_free = pc_rules_free;
 }
 
 void pc_rules_load(pacoll_team_t *t)

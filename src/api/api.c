@@ -58,9 +58,9 @@ static int choose(pacoll_team_t *t, const pc_mpi_call_t *c)
     int range = 0; /* [2^(range-1), 2^range) bytes; 0 for 0 bytes (alltoallv: always 0) */
     while (range < 63 && ((size_t)1 << range) <= m)
         range++;
-    if (t->rank != 0 || (t->said_choice[coll] >> range & 1))
+    if (t->rank != 0 || (t->api->said_choice[coll] >> range & 1))
         return idx;
-    t->said_choice[coll] |= (uint64_t)1 << range;
+    t->api->said_choice[coll] |= (uint64_t)1 << range;
     size_t lo = range ? (size_t)1 << (range - 1) : 0, hi = range ? ((size_t)1 << range) - 1 : 0;
     char shape[120], sizes[64] = "", what[80];
     pc_shape_words(t->size, t->nnodes, t->ppn_max, shape, sizeof shape);
@@ -216,10 +216,10 @@ static int hand_over(const pc_mpi_call_t *c, pacoll_team_t *t, const char *why)
 
 static int plain_how(const pacoll_team_t *t, const pc_mpi_call_t *c, const char *site, int chosen)
 {
-    if (site || !t->prof_known || t->prof || t->cfg.chan.verbose || t->cfg.stats ||
+    if (site || !t->api->prof_known || t->api->prof || t->cfg.chan.verbose || t->cfg.stats ||
         t->cfg.error || t->thread_multiple)
         return PC_PLAIN_NO;
-    if (!chosen || (c->coll == PACOLL_ALLTOALLV && t->pick[c->coll].any_m))
+    if (!chosen || (c->coll == PACOLL_ALLTOALLV && t->sel->pick[c->coll].any_m))
         return PC_PLAIN_ANY;
     return c->coll == PACOLL_ALLTOALLV ? PC_PLAIN_NO : PC_PLAIN_SAME_M;
 }
@@ -231,13 +231,44 @@ static int plain_how(const pacoll_team_t *t, const pc_mpi_call_t *c, const char 
 int pc_api_plain_block(pacoll_team_t *t, const pc_mpi_call_t *c, int count, MPI_Datatype dt)
 {
     int combiner, ni, na, nd;
-    if (pc_block_bytes(c, t->rank) != t->pick[c->coll].m)
+    if (pc_block_bytes(c, t->rank) != t->sel->pick[c->coll].m)
         return 0;
     if (dt != MPI_DATATYPE_NULL &&
         PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
         combiner == MPI_COMBINER_NAMED)
-        t->plain_count[c->coll] = count, t->plain_type[c->coll] = dt;
+        t->api->plain_count[c->coll] = count, t->api->plain_type[c->coll] = dt;
     return 1;
+}
+
+static void api_state_free(pacoll_team_t *t, void *obj, int local)
+{
+    (void)local;
+    t->api = NULL;
+    free(obj);
+}
+
+pc_team_api_t *pc_api_state(pacoll_team_t *t)
+{
+    static const char key = 0; /* the api's on pc_team_ext */
+    pc_team_api_t *a = t->api;
+    if (a)
+        return a;
+    if (!(a = calloc(1, sizeof *a)))
+        return NULL;
+    if (pc_team_ext_set(t, &key, a, api_state_free) != MPI_SUCCESS) {
+        free(a);
+        return NULL;
+    }
+    return t->api = a;
+}
+
+int pc_api_choose(MPI_Comm comm, pacoll_coll_t coll, int idx)
+{
+    int rc = pc_comm_choose(comm, coll, idx);
+    pacoll_team_t *t = rc == MPI_SUCCESS ? pc_team_find(comm) : NULL;
+    if (t && t->api)
+        t->api->plain[coll] = PC_PLAIN_NO;
+    return rc;
 }
 
 /* t: the communicator's team if the caller found one, else NULL. */
@@ -264,10 +295,16 @@ static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
             return pc_raise(c->comm, rc, 1, "%s: pacoll could not set up the communicator",
                             c->where);
     }
-    t->plain[c->coll] = PC_PLAIN_NO; /* set again below if this call goes the plain way */
-    t->plain_count[c->coll] = -1, t->plain_type[c->coll] = MPI_DATATYPE_NULL;
-    if (!t->rules) { /* the team's first call: a bad rules file fails it */
-        pc_rules_load(t);
+    pc_team_api_t *api = pc_api_state(t);
+    if (!api)
+        return pc_raise(c->comm, MPI_ERR_NO_MEM, 1, "%s: pacoll could not set up the communicator",
+                        c->where);
+    api->plain[c->coll] = PC_PLAIN_NO; /* set again below if this call goes the plain way */
+    api->plain_count[c->coll] = -1, api->plain_type[c->coll] = MPI_DATATYPE_NULL;
+    if (!t->sel) { /* the team's first call: a bad rules file fails it */
+        if (pc_rules_load(t) != MPI_SUCCESS)
+            return pc_raise(c->comm, MPI_ERR_NO_MEM, 1,
+                            "%s: pacoll could not set up the communicator", c->where);
         t->may_run = pc_team_may_run(t);
     }
     if (t->cfg.error) /* a bad setting: said loudly once per communicator */
@@ -311,7 +348,7 @@ static int dispatch(const pc_mpi_call_t *c, const char *site, pacoll_team_t *t)
     }
     if (!a->run) {
         count(t, c, idx, t->cfg.stats ? native_bytes[c->coll](c, t->size) : 0); /* PACOLL_STATS only */
-        t->plain[c->coll] = (unsigned char)plain_how(t, c, site, chosen);
+        api->plain[c->coll] = (unsigned char)plain_how(t, c, site, chosen);
         return pc_api_native(c);
     }
     if (pc_check_call(c, t->size, t->rank, &ck) != MPI_SUCCESS)
@@ -351,10 +388,11 @@ int pc_api_call(const pc_mpi_call_t *c, const char *site, const void *ra, pacoll
     if (!t && c->comm != MPI_COMM_NULL && (t = pc_team_find(c->comm)) && !site &&
         pc_api_plain(t, c))
         return pc_api_native(c);
-    if (t && !t->prof_known)
-        t->prof = pc_prof_handle(), t->prof_known = 1;
+    pc_team_api_t *api = t ? pc_api_state(t) : NULL;
+    if (api && !api->prof_known)
+        api->prof = pc_prof_handle(), api->prof_known = 1;
     pc_prof_stamp_t s;
-    pc_prof_begin_with(&s, c->comm, t ? t->prof : pc_prof_handle());
+    pc_prof_begin_with(&s, c->comm, api ? api->prof : pc_prof_handle());
     int rc = dispatch(c, site, t);
     pc_prof_exit(&s);
     if (s.prof && rc == MPI_SUCCESS)
@@ -403,7 +441,7 @@ PC_EXPORT int pacoll_comm_set_algorithm(MPI_Comm comm, pacoll_coll_t coll, const
     PMPI_Comm_test_inter(comm, &inter);
     if (inter)
         return pc_raise(comm, MPI_ERR_COMM, 0, "pacoll_comm_set_algorithm: intercommunicator");
-    if ((rc = pc_comm_choose(comm, coll, idx)) != MPI_SUCCESS)
+    if ((rc = pc_api_choose(comm, coll, idx)) != MPI_SUCCESS)
         return pc_raise(comm, rc, 1, "pacoll_comm_set_algorithm: could not record the choice");
     return MPI_SUCCESS;
 }

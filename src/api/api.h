@@ -26,6 +26,43 @@ typedef struct pc_mpi_call {
     MPI_Comm comm;
 } pc_mpi_call_t;
 
+/* A datatype as the api moves it (api/datatype.c): bounds, size, and
+ * whether a block is used in place (one increasing run of bytes). */
+typedef struct pc_dtinfo {
+    MPI_Aint lb, ext, tlb, text;
+    size_t size;
+    int contig;
+} pc_dtinfo_t;
+#define PC_NAMED_TYPES 4
+
+/* What the api keeps per team (t->api), made at the team's first call and
+ * freed with it (pc_team_ext_set). */
+typedef struct pc_team_api {
+    /* the plain way: every call handed to the MPI library reads these */
+    unsigned char plain[PACOLL_NCOLL]; /* that choice was the MPI library, by the
+                                        * rules, with nothing to say or count */
+    int plain_count[PACOLL_NCOLL];     /* ... for the block of this count */
+    MPI_Datatype plain_type[PACOLL_NCOLL]; /* of this named type (NULL: not known yet) */
+    struct pc_prof *prof; /* the profiler (profile/), NULL when off, */
+    int prof_known;       /* looked up once per team rather than once per call */
+    /* Named datatypes the api has described (datatype.c): a named type's
+     * layout never changes and its handle is never freed, so its description
+     * is kept rather than asked of MPI on every call. */
+    struct {
+        MPI_Datatype dt;
+        pc_dtinfo_t info;
+    } named_types[PC_NAMED_TYPES];
+    int named_count, named_next;
+    uint64_t said_choice[PACOLL_NCOLL]; /* PACOLL_VERBOSE: size ranges whose choice was said */
+} pc_team_api_t;
+
+/* The team's api state, made if not yet; NULL when out of memory. */
+pc_team_api_t *pc_api_state(pacoll_team_t *t);
+
+/* pc_comm_choose, and the plain mark of coll forgotten: the next call on
+ * comm asks the dispatch again. */
+int pc_api_choose(MPI_Comm comm, pacoll_coll_t coll, int idx);
+
 /* Byte-level arguments plus the temporaries that hold them. */
 typedef struct pc_norm {
     pc_args_t args;
@@ -79,12 +116,12 @@ int pc_api_hints_get(MPI_Comm comm, MPI_Info info);
 /* The plain way (docs/TUNE.md, "The per-call cost"): a call that went to the MPI
  * library without being named at its call site goes there again without
  * dispatch's look-ups, when the team has nothing to profile, report, count
- * or settle.  t->plain[coll] says when: PC_PLAIN_SAME_M while the rules
+ * or settle.  t->api->plain[coll] says when: PC_PLAIN_SAME_M while the rules
  * gave that size to the MPI library (the pick cache holds it), PC_PLAIN_ANY
  * when every call does (PACOLL_<COLL>=native, the communicator's choice, or
  * an alltoallv choice that looked at no size).  api.c's dispatch sets it
- * after such a call and clears it at every other; pacoll_comm_set_algorithm
- * clears it. */
+ * after such a call and clears it at every other; pc_api_choose (a choice
+ * for the communicator) clears it. */
 enum { PC_PLAIN_NO, PC_PLAIN_SAME_M, PC_PLAIN_ANY };
 
 /* A named type's count and handle as the plain mark's (pc_block_arg). */
@@ -92,7 +129,7 @@ static inline int pc_plain_known_block(const pacoll_team_t *t, const pc_mpi_call
                                        int *count, MPI_Datatype *dt)
 {
     pc_block_arg(c, t->rank, count, dt);
-    return *dt == t->plain_type[c->coll] && *count == t->plain_count[c->coll];
+    return *dt == t->api->plain_type[c->coll] && *count == t->api->plain_count[c->coll];
 }
 
 /* A plain call begins: nothing pending on the verdict (else 0: dispatch
@@ -127,7 +164,8 @@ int pc_api_plain_block(pacoll_team_t *t, const pc_mpi_call_t *c, int count, MPI_
  * on the verdict; the caller then hands the call to the MPI library. */
 static inline int pc_api_plain(pacoll_team_t *t, const pc_mpi_call_t *c)
 {
-    unsigned char how = t->plain[c->coll];
+    const pc_team_api_t *a = t->api;
+    unsigned char how = a ? a->plain[c->coll] : PC_PLAIN_NO;
     if (!how)
         return 0;
     if (how == PC_PLAIN_SAME_M) {

@@ -203,9 +203,9 @@ static int layout_in_order(MPI_Datatype dt, const dtinfo_t *d)
 
 static void dt_info(pacoll_team_t *t, MPI_Datatype dt, dtinfo_t *d)
 {
-    for (int i = 0; i < t->named_count; i++)
-        if (t->named_types[i].dt == dt) {
-            *d = t->named_types[i].info;
+    for (int i = 0; i < t->api->named_count; i++)
+        if (t->api->named_types[i].dt == dt) {
+            *d = t->api->named_types[i].info;
             return;
         }
     int s = 0, ni, na, nd, combiner;
@@ -217,9 +217,9 @@ static void dt_info(pacoll_team_t *t, MPI_Datatype dt, dtinfo_t *d)
     if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS) {
         d->contig = 0;
     } else if (combiner == MPI_COMBINER_NAMED) { /* in memory order by definition */
-        int i = t->named_count < PC_NAMED_TYPES ? t->named_count++ : t->named_next++ % PC_NAMED_TYPES;
-        t->named_types[i].dt = dt;
-        t->named_types[i].info = *d;
+        int i = t->api->named_count < PC_NAMED_TYPES ? t->api->named_count++ : t->api->named_next++ % PC_NAMED_TYPES;
+        t->api->named_types[i].dt = dt;
+        t->api->named_types[i].info = *d;
     } else if (d->contig) {
         d->contig = layout_in_order(dt, d);
     }

@@ -96,11 +96,11 @@ int pc_check_call(const pc_mpi_call_t *call, int size, int rank, pc_check_t *ck)
 size_t pc_block_bytes(const pc_mpi_call_t *call, int rank);
 /* The count and type pc_block_bytes measures: the send side, else (in
  * place; gather: at the root) the receive side. */
-static inline void pc_block_arg(const pc_mpi_call_t *c, int rank, int *count, MPI_Datatype *dt)
+static inline void pc_block_arg(const pc_mpi_call_t *call, int rank, int *count, MPI_Datatype *dt)
 {
-    int use_recv = c->sendbuf == MPI_IN_PLACE && (c->coll != PACOLL_GATHER || rank == c->root);
-    *count = use_recv ? c->recvcount : c->sendcount;
-    *dt = use_recv ? c->recvtype : c->sendtype;
+    int use_recv = call->sendbuf == MPI_IN_PLACE && (call->coll != PACOLL_GATHER || rank == call->root);
+    *count = use_recv ? call->recvcount : call->sendcount;
+    *dt = use_recv ? call->recvtype : call->sendtype;
 }
 /* Builds byte-level arguments; pc_norm_finish unpacks and frees. */
 int pc_normalize(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n);
@@ -125,11 +125,11 @@ int pc_api_hints_get(MPI_Comm comm, MPI_Info info);
 enum { PC_PLAIN_NO, PC_PLAIN_SAME_M, PC_PLAIN_ANY };
 
 /* A named type's count and handle as the plain mark's (pc_block_arg). */
-static inline int pc_plain_known_block(const pacoll_team_t *t, const pc_mpi_call_t *c,
+static inline int pc_plain_known_block(const pacoll_team_t *t, const pc_mpi_call_t *call,
                                        int *count, MPI_Datatype *dt)
 {
-    pc_block_arg(c, t->rank, count, dt);
-    return *dt == t->api->plain_type[c->coll] && *count == t->api->plain_count[c->coll];
+    pc_block_arg(call, t->rank, count, dt);
+    return *dt == t->api->plain_type[call->coll] && *count == t->api->plain_count[call->coll];
 }
 
 /* A plain call begins: nothing pending on the verdict (else 0: dispatch
@@ -142,12 +142,12 @@ static inline int pc_plain_begin(pacoll_team_t *t)
 
 /* The MPI library's own collective for a call.  Inline, so an entry point
  * whose collective is a constant calls PMPI_<coll> with no switch. */
-static inline int pc_api_native(const pc_mpi_call_t *c)
+static inline int pc_api_native(const pc_mpi_call_t *call)
 {
-    switch (c->coll) {
+    switch (call->coll) {
 #define PC_NATIVE_CASE(lower, Camel, UPPER, shape) \
     case PACOLL_##UPPER:                           \
-        return PMPI_##Camel(PC_CALL_ARGS_##shape(c));
+        return PMPI_##Camel(PC_CALL_ARGS_##shape(call));
         PC_COLLS(PC_NATIVE_CASE)
 #undef PC_NATIVE_CASE
     default:
@@ -157,21 +157,21 @@ static inline int pc_api_native(const pc_mpi_call_t *c)
 
 /* A PC_PLAIN_SAME_M call whose block pc_plain_known_block did not know:
  * the size is asked of MPI (api.c). */
-int pc_api_plain_block(pacoll_team_t *t, const pc_mpi_call_t *c, int count, MPI_Datatype dt);
+int pc_api_plain_block(pacoll_team_t *t, const pc_mpi_call_t *call, int count, MPI_Datatype dt);
 
 /* The plain way's test, the only one a call makes: t marked plain for this
  * collective, for this block when the mark says so, with nothing pending
  * on the verdict; the caller then hands the call to the MPI library. */
-static inline int pc_api_plain(pacoll_team_t *t, const pc_mpi_call_t *c)
+static inline int pc_api_plain(pacoll_team_t *t, const pc_mpi_call_t *call)
 {
     const pc_team_api_t *a = t->api;
-    unsigned char how = a ? a->plain[c->coll] : PC_PLAIN_NO;
+    unsigned char how = a ? a->plain[call->coll] : PC_PLAIN_NO;
     if (!how)
         return 0;
     if (how == PC_PLAIN_SAME_M) {
         int count;
         MPI_Datatype dt;
-        if (!pc_plain_known_block(t, c, &count, &dt) && !pc_api_plain_block(t, c, count, dt))
+        if (!pc_plain_known_block(t, call, &count, &dt) && !pc_api_plain_block(t, call, count, dt))
             return 0;
     }
     return pc_plain_begin(t);
@@ -179,27 +179,27 @@ static inline int pc_api_plain(pacoll_team_t *t, const pc_mpi_call_t *c)
 
 /* Everything else a call does (api.c): t is the communicator's team when
  * the context's cache held it, else NULL and the call looks it up. */
-int pc_api_call(const pc_mpi_call_t *c, const char *algo, const void *ra, pacoll_team_t *t);
+int pc_api_call(const pc_mpi_call_t *call, const char *algo, const void *ra, pacoll_team_t *t);
 
 /* Every entry point's body: the MPI_* and Fortran wrappers (interpose/),
  * pacoll_* and pacoll_*_alg.  The team comes from the context's cache
  * (pc_team_find fills it), and a call the rules gave to the MPI library
  * goes there with no call of pacoll's between.  Inline for that.  ra is
- * the caller's return address, for the profiler; where (in c) the call
+ * the caller's return address, for the profiler; where (in call) the call
  * the user made, for messages; algo the one named at the call site, NULL
  * for the usual selection. */
-static inline int pc_api_enter(const pc_mpi_call_t *c, const char *algo, const void *ra)
+static inline int pc_api_enter(const pc_mpi_call_t *call, const char *algo, const void *ra)
 {
     pc_context_t *ctx = pc_context_now();
     pacoll_team_t *t = NULL;
     if (ctx) {
-        const pc_team_slot_t *s = pc_context_slot(ctx, c->comm);
-        if (s->team && s->comm == c->comm)
+        const pc_team_slot_t *s = pc_context_slot(ctx, call->comm);
+        if (s->team && s->comm == call->comm)
             t = s->team;
     }
-    if (t && !algo && pc_api_plain(t, c))
-        return pc_api_native(c);
-    return pc_api_call(c, algo, ra, t);
+    if (t && !algo && pc_api_plain(t, call))
+        return pc_api_native(call);
+    return pc_api_call(call, algo, ra, t);
 }
 
 #endif

@@ -44,15 +44,15 @@
     sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm
 
 /* The same arguments taken from a call (the hand-off to the MPI library). */
-#define PC_CALL_ARGS_BLOCK(c) \
-    (c)->sendbuf, (c)->sendcount, (c)->sendtype, (c)->recvbuf, (c)->recvcount, (c)->recvtype, \
-        (c)->comm
-#define PC_CALL_ARGS_ROOTED(c) \
-    (c)->sendbuf, (c)->sendcount, (c)->sendtype, (c)->recvbuf, (c)->recvcount, (c)->recvtype, \
-        (c)->root, (c)->comm
-#define PC_CALL_ARGS_VECTOR(c)                                                              \
-    (c)->sendbuf, (c)->sendcounts, (c)->sdispls, (c)->sendtype, (c)->recvbuf,             \
-        (c)->recvcounts, (c)->rdispls, (c)->recvtype, (c)->comm
+#define PC_CALL_ARGS_BLOCK(call) \
+    (call)->sendbuf, (call)->sendcount, (call)->sendtype, (call)->recvbuf, (call)->recvcount, (call)->recvtype, \
+        (call)->comm
+#define PC_CALL_ARGS_ROOTED(call) \
+    (call)->sendbuf, (call)->sendcount, (call)->sendtype, (call)->recvbuf, (call)->recvcount, (call)->recvtype, \
+        (call)->root, (call)->comm
+#define PC_CALL_ARGS_VECTOR(call)                                                              \
+    (call)->sendbuf, (call)->sendcounts, (call)->sdispls, (call)->sendtype, (call)->recvbuf,             \
+        (call)->recvcounts, (call)->rdispls, (call)->recvtype, (call)->comm
 
 /* Every member of a pc_mpi_call_t, in order. */
 #define PC_CALL_FIELDS(coll_, where_, sbuf, scount, scounts, sdisp, stype, rbuf, rcount, \

@@ -36,8 +36,8 @@
 #define PC_C_WRAPPER(lower, Camel, UPPER, shape)                                \
     PACOLL_INTERPOSE_EXPORT int MPI_##Camel(PC_PARAMS_##shape)                  \
     {                                                                           \
-        pc_mpi_call_t c = {PC_CALL_##shape(PACOLL_##UPPER, "MPI_" #Camel)};     \
-        return pc_api_enter(&c, NULL, PC_CALLER);                               \
+        pc_mpi_call_t call = {PC_CALL_##shape(PACOLL_##UPPER, "MPI_" #Camel)};     \
+        return pc_api_enter(&call, NULL, PC_CALLER);                               \
     }
 PC_COLLS(PC_C_WRAPPER)
 #undef PC_C_WRAPPER

@@ -206,8 +206,8 @@ static const int *f2c_int_array(const MPI_Fint *f, int n, int **copy)
     {                                                                                   \
         MPI_Comm c_comm = MPI_Comm_f2c(*comm);                                          \
         PC_FBEGIN_##shape                                                               \
-        pc_mpi_call_t c = {PC_FCALL_##shape(PACOLL_##UPPER, "MPI_" #UPPER)};            \
-        set_ierr(ierr, pc_api_enter(&c, NULL, PC_CALLER));                              \
+        pc_mpi_call_t call = {PC_FCALL_##shape(PACOLL_##UPPER, "MPI_" #UPPER)};         \
+        set_ierr(ierr, pc_api_enter(&call, NULL, PC_CALLER));                           \
         PC_FEND_##shape                                                                 \
     }
 PC_COLLS(PC_F_IMPL)
@@ -224,10 +224,10 @@ static void f_finalize(MPI_Fint *ierr)
 
 static void f_comm_set_info(const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *ierr)
 {
-    MPI_Comm c = MPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
     MPI_Info i = MPI_Info_f2c(*info);
-    int rc = PMPI_Comm_set_info(c, i);
-    set_ierr(ierr, rc == MPI_SUCCESS ? pc_api_hints_set("MPI_COMM_SET_INFO", c, i, 0) : rc);
+    int rc = PMPI_Comm_set_info(c_comm, i);
+    set_ierr(ierr, rc == MPI_SUCCESS ? pc_api_hints_set("MPI_COMM_SET_INFO", c_comm, i, 0) : rc);
 }
 
 static void f_comm_dup_with_info(const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *newcomm,
@@ -258,12 +258,12 @@ static void f_comm_split_type(const MPI_Fint *comm, const MPI_Fint *split_type, 
 
 static void f_comm_get_info(const MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr)
 {
-    MPI_Comm c = MPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
     MPI_Info i = MPI_INFO_NULL;
-    int rc = PMPI_Comm_get_info(c, &i);
+    int rc = PMPI_Comm_get_info(c_comm, &i);
     if (rc == MPI_SUCCESS) {
         *info_used = MPI_Info_c2f(i);
-        rc = pc_api_hints_get(c, i);
+        rc = pc_api_hints_get(c_comm, i);
     }
     set_ierr(ierr, rc);
 }

@@ -214,7 +214,8 @@ static int hand_over(const pc_mpi_call_t *call, pacoll_team_t *t, const char *wh
     return pc_api_native(call);
 }
 
-static int plain_how(const pacoll_team_t *t, const pc_mpi_call_t *call, const char *site, int chosen)
+static int plain_how(const pacoll_team_t *t, const pc_mpi_call_t *call, const char *site,
+                     int chosen)
 {
     if (site || !t->api->prof_known || t->api->prof || t->cfg.chan.verbose || t->cfg.stats ||
         t->cfg.error || t->thread_multiple)
@@ -297,8 +298,8 @@ static int dispatch(const pc_mpi_call_t *call, const char *site, pacoll_team_t *
     }
     pc_team_api_t *api = pc_api_state(t);
     if (!api)
-        return pc_raise(call->comm, MPI_ERR_NO_MEM, 1, "%s: pacoll could not set up the communicator",
-                        call->where);
+        return pc_raise(call->comm, MPI_ERR_NO_MEM, 1,
+                        "%s: pacoll could not set up the communicator", call->where);
     api->plain[call->coll] = PC_PLAIN_NO; /* set again below if this call goes the plain way */
     api->plain_count[call->coll] = -1, api->plain_type[call->coll] = MPI_DATATYPE_NULL;
     if (!t->sel) { /* the team's first call: a bad rules file fails it */
@@ -316,8 +317,8 @@ static int dispatch(const pc_mpi_call_t *call, const char *site, pacoll_team_t *
      * the rules never give pacoll this shape, it waits for an algorithm
      * named at a call or on the communicator, which every rank names alike. */
     if (!t->ready && t->may_run && (rc = pc_team_ready(t)) != MPI_SUCCESS && !t->no_room)
-        return pc_raise(call->comm, rc, 1, "%s: pacoll could not set up its channel on the communicator",
-                        call->where);
+        return pc_raise(call->comm, rc, 1,
+                        "%s: pacoll could not set up its channel on the communicator", call->where);
     if (pc_verdict_begin(t) != MPI_SUCCESS)
         return lost(call, t, MPI_ERR_OTHER);
     pc_check_t ck; /* its message is written only when a check fails */
@@ -332,8 +333,8 @@ static int dispatch(const pc_mpi_call_t *call, const char *site, pacoll_team_t *
     /* an algorithm named at the call or on the communicator, where the rules
      * never run pacoll: named alike on every rank, so made together */
     if (a->run && !t->ready && (rc = pc_team_ready(t)) != MPI_SUCCESS && !t->no_room)
-        return pc_raise(call->comm, rc, 1, "%s: pacoll could not set up its channel on the communicator",
-                        call->where);
+        return pc_raise(call->comm, rc, 1,
+                        "%s: pacoll could not set up its channel on the communicator", call->where);
     /* pacoll's own resource needs never fail a legal call (docs/CHECKS.md,
      * "Resources"): all ranks agreed at set-up, so all hand it over */
     if (a->run && t->no_room) {
@@ -347,7 +348,8 @@ static int dispatch(const pc_mpi_call_t *call, const char *site, pacoll_team_t *
         idx = pc_registry_native(call->coll), a = pc_registry_get(idx);
     }
     if (!a->run) {
-        count(t, call, idx, t->cfg.stats ? native_bytes[call->coll](call, t->size) : 0); /* PACOLL_STATS only */
+        /* bytes for PACOLL_STATS only */
+        count(t, call, idx, t->cfg.stats ? native_bytes[call->coll](call, t->size) : 0);
         api->plain[call->coll] = (unsigned char)plain_how(t, call, site, chosen);
         return pc_api_native(call);
     }
@@ -366,7 +368,8 @@ static const pc_prof_kind_t prof_kind[PACOLL_NCOLL] = {PC_COLLS(PC_PROF_KIND)};
 /* One block (the receive side's in place), or alltoallv's vectors. */
 static double prof_bytes_BLOCK(const pc_mpi_call_t *call)
 {
-    return pc_prof_bytes_block(call->sendbuf, call->sendcount, call->sendtype, call->recvcount, call->recvtype);
+    return pc_prof_bytes_block(call->sendbuf, call->sendcount, call->sendtype, call->recvcount,
+                               call->recvtype);
 }
 #define prof_bytes_ROOTED prof_bytes_BLOCK
 
@@ -388,7 +391,8 @@ int pc_api_call(const pc_mpi_call_t *call, const char *site, const void *ra, pac
     if (!t && call->comm != MPI_COMM_NULL && (t = pc_team_find(call->comm)) && !site &&
         pc_api_plain(t, call))
         return pc_api_native(call);
-    pc_team_api_t *api = t ? pc_api_state(t) : NULL;
+    /* (a team under MPI_THREAD_MULTIPLE is handed over: nothing kept on it) */
+    pc_team_api_t *api = t && !t->thread_multiple ? pc_api_state(t) : NULL;
     if (api && !api->prof_known)
         api->prof = pc_prof_handle(), api->prof_known = 1;
     pc_prof_stamp_t s;
@@ -405,16 +409,16 @@ int pc_api_call(const pc_mpi_call_t *call, const char *site, const void *ra, pac
 /* pacoll_<coll> and pacoll_<coll>_alg (pacoll.h), from the table of
  * api/colls.h.  The profile names their caller's call site. */
 #define PC_CALLER __builtin_return_address(0)
-#define PC_PUBLIC(lower, Camel, UPPER, shape)                                            \
-    PC_EXPORT int pacoll_##lower(PC_PARAMS_##shape)                                      \
-    {                                                                                    \
-        pc_mpi_call_t call = {PC_CALL_##shape(PACOLL_##UPPER, "pacoll_" #lower)};           \
-        return pc_api_enter(&call, NULL, PC_CALLER);                                        \
-    }                                                                                    \
-    PC_EXPORT int pacoll_##lower##_alg(const char *algo, PC_PARAMS_##shape)              \
-    {                                                                                    \
-        pc_mpi_call_t call = {PC_CALL_##shape(PACOLL_##UPPER, "pacoll_" #lower "_alg")};    \
-        return pc_api_enter(&call, algo, PC_CALLER);                                        \
+#define PC_PUBLIC(lower, Camel, UPPER, shape)                                             \
+    PC_EXPORT int pacoll_##lower(PC_PARAMS_##shape)                                       \
+    {                                                                                     \
+        pc_mpi_call_t call = {PC_CALL_##shape(PACOLL_##UPPER, "pacoll_" #lower)};         \
+        return pc_api_enter(&call, NULL, PC_CALLER);                                      \
+    }                                                                                     \
+    PC_EXPORT int pacoll_##lower##_alg(const char *algo, PC_PARAMS_##shape)               \
+    {                                                                                     \
+        pc_mpi_call_t call = {PC_CALL_##shape(PACOLL_##UPPER, "pacoll_" #lower "_alg")};  \
+        return pc_api_enter(&call, algo, PC_CALLER);                                      \
     }
 PC_COLLS(PC_PUBLIC)
 #undef PC_PUBLIC

@@ -98,7 +98,8 @@ size_t pc_block_bytes(const pc_mpi_call_t *call, int rank);
  * place; gather: at the root) the receive side. */
 static inline void pc_block_arg(const pc_mpi_call_t *call, int rank, int *count, MPI_Datatype *dt)
 {
-    int use_recv = call->sendbuf == MPI_IN_PLACE && (call->coll != PACOLL_GATHER || rank == call->root);
+    int use_recv =
+        call->sendbuf == MPI_IN_PLACE && (call->coll != PACOLL_GATHER || rank == call->root);
     *count = use_recv ? call->recvcount : call->sendcount;
     *dt = use_recv ? call->recvtype : call->sendtype;
 }

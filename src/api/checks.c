@@ -110,7 +110,8 @@ static int check_counts(const pc_mpi_call_t *call, pc_check_t *ck, const int *co
                         const int *displs, int size, const char *which)
 {
     if (!counts || !displs)
-        return fail(ck, MPI_ERR_ARG, "%s: %s or its displacements are NULL", coll_name(call), which);
+        return fail(ck, MPI_ERR_ARG, "%s: %s or its displacements are NULL", coll_name(call),
+                    which);
     for (int p = 0; p < size; p++)
         if (counts[p] < 0)
             return fail(ck, MPI_ERR_COUNT, "%s: %s[%d] is negative (%d)", coll_name(call), which, p,
@@ -159,16 +160,16 @@ static int check_v(const pc_mpi_call_t *call, pc_check_t *ck, int size, int rank
         if (rc == MPI_SUCCESS)
             rc = check_type(call, ck, call->sendtype, "sendtype");
         if (rc == MPI_SUCCESS)
-            rc = check_buffer(call, ck, call->sendbuf, sum_counts(call->sendcounts, size), call->sendtype,
-                              "sendbuf");
+            rc = check_buffer(call, ck, call->sendbuf, sum_counts(call->sendcounts, size),
+                              call->sendtype, "sendbuf");
     }
     if (rc == MPI_SUCCESS)
         rc = check_counts(call, ck, call->recvcounts, call->rdispls, size, "recvcounts");
     if (rc == MPI_SUCCESS)
         rc = check_type(call, ck, call->recvtype, "recvtype");
     if (rc == MPI_SUCCESS)
-        rc = check_buffer(call, ck, call->recvbuf, sum_counts(call->recvcounts, size), call->recvtype,
-                          "recvbuf");
+        rc = check_buffer(call, ck, call->recvbuf, sum_counts(call->recvcounts, size),
+                          call->recvtype, "recvbuf");
     if (rc != MPI_SUCCESS || call->sendbuf == MPI_IN_PLACE)
         return rc;
     size_t s = (size_t)call->sendcounts[rank] * type_size(call->sendtype);
@@ -243,7 +244,8 @@ static int blocks_overlap(const pc_mpi_call_t *call, int size)
         return -1;
     for (int k = 0; k < 2; k++) {
         const void *buf = k ? call->recvbuf : call->sendbuf;
-        const int *cnt = k ? call->recvcounts : call->sendcounts, *dsp = k ? call->rdispls : call->sdispls;
+        const int *cnt = k ? call->recvcounts : call->sendcounts;
+        const int *dsp = k ? call->rdispls : call->sdispls;
         MPI_Datatype dt = k ? call->recvtype : call->sendtype;
         MPI_Aint lb, ext;
         PMPI_Type_get_extent(dt, &lb, &ext);
@@ -313,8 +315,8 @@ int pc_check_call(const pc_mpi_call_t *call, int size, int rank, pc_check_t *ck)
     ck->msg[0] = 0;
     /* the root is the same on every rank and one of them */
     if (call->coll == PACOLL_GATHER && (call->root < 0 || call->root >= size))
-        return fail(ck, MPI_ERR_ROOT, "%s: root %d is not a rank of the %d", coll_name(call), call->root,
-                    size);
+        return fail(ck, MPI_ERR_ROOT, "%s: root %d is not a rank of the %d", coll_name(call),
+                    call->root, size);
     if ((rc = check_in_place(call, ck, rank)) != MPI_SUCCESS)
         return rc;
     if (call->coll == PACOLL_ALLTOALLV) {
@@ -328,8 +330,8 @@ int pc_check_call(const pc_mpi_call_t *call, int size, int rank, pc_check_t *ck)
     if (call->sendbuf != MPI_IN_PLACE) {
         if ((rc = check_count(call, ck, call->sendcount, "sendcount")) != MPI_SUCCESS ||
             (rc = check_type(call, ck, call->sendtype, "sendtype")) != MPI_SUCCESS ||
-            (rc = check_buffer(call, ck, call->sendbuf, (size_t)call->sendcount * sblocks, call->sendtype,
-                               "sendbuf")) != MPI_SUCCESS)
+            (rc = check_buffer(call, ck, call->sendbuf, (size_t)call->sendcount * sblocks,
+                               call->sendtype, "sendbuf")) != MPI_SUCCESS)
             return rc;
     }
     if (recv_matters) {

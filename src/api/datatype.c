@@ -217,9 +217,11 @@ static void dt_info(pacoll_team_t *t, MPI_Datatype dt, dtinfo_t *d)
     if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS) {
         d->contig = 0;
     } else if (combiner == MPI_COMBINER_NAMED) { /* in memory order by definition */
-        int i = t->api->named_count < PC_NAMED_TYPES ? t->api->named_count++ : t->api->named_next++ % PC_NAMED_TYPES;
-        t->api->named_types[i].dt = dt;
-        t->api->named_types[i].info = *d;
+        pc_team_api_t *api = t->api;
+        int i = api->named_count < PC_NAMED_TYPES ? api->named_count++
+                                                  : api->named_next++ % PC_NAMED_TYPES;
+        api->named_types[i].dt = dt;
+        api->named_types[i].info = *d;
     } else if (d->contig) {
         d->contig = layout_in_order(dt, d);
     }
@@ -426,8 +428,8 @@ static int norm_v(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n)
         return MPI_ERR_NO_MEM;
     size_t *sc = n->vec, *sd = sc + P, *rc_ = sd + P, *rd = rc_ + P;
     const char *rbase;
-    int rc = norm_side(t, call->recvbuf, call->recvcounts, call->rdispls, call->recvtype, P, rc_, rd, &rbase,
-                       &n->rtmp, 0, 0, call->comm);
+    int rc = norm_side(t, call->recvbuf, call->recvcounts, call->rdispls, call->recvtype, P, rc_,
+                       rd, &rbase, &n->rtmp, 0, 0, call->comm);
     n->args.rbuf = (char *)rbase;
     if (rc != MPI_SUCCESS)
         return rc;

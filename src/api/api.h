@@ -141,11 +141,14 @@ static inline int pc_plain_begin(pacoll_team_t *t)
     return pc_verdict_begin_quiet(&t->verdict);
 }
 
-/* The MPI library's own collective for a call.  Inline, so an entry point
- * whose collective is a constant calls PMPI_<coll> with no switch. */
-static inline int pc_api_native(const pc_mpi_call_t *call)
+/* The MPI library's own collective for a call of coll.  Inline, so an
+ * entry point, whose collective is a constant, calls PMPI_<coll> with no
+ * switch (coll is passed apart: once call's address has been taken, the
+ * compiler no longer knows call->coll). */
+static inline __attribute__((always_inline)) int pc_api_native_of(pacoll_coll_t coll,
+                                                                  const pc_mpi_call_t *call)
 {
-    switch (call->coll) {
+    switch (coll) {
 #define PC_NATIVE_CASE(lower, Camel, UPPER, shape) \
     case PACOLL_##UPPER:                           \
         return PMPI_##Camel(PC_CALL_ARGS_##shape(call));
@@ -156,6 +159,11 @@ static inline int pc_api_native(const pc_mpi_call_t *call)
     }
 }
 
+static inline int pc_api_native(const pc_mpi_call_t *call)
+{
+    return pc_api_native_of(call->coll, call);
+}
+
 /* A PC_PLAIN_SAME_M call whose block pc_plain_known_block did not know:
  * the size is asked of MPI (api.c). */
 int pc_api_plain_block(pacoll_team_t *t, const pc_mpi_call_t *call, int count, MPI_Datatype dt);
@@ -163,7 +171,8 @@ int pc_api_plain_block(pacoll_team_t *t, const pc_mpi_call_t *call, int count, M
 /* The plain way's test, the only one a call makes: t marked plain for this
  * collective, for this block when the mark says so, with nothing pending
  * on the verdict; the caller then hands the call to the MPI library. */
-static inline int pc_api_plain(pacoll_team_t *t, const pc_mpi_call_t *call)
+static inline __attribute__((always_inline)) int pc_api_plain(pacoll_team_t *t,
+                                                               const pc_mpi_call_t *call)
 {
     const pc_team_api_t *a = t->api;
     unsigned char how = a ? a->plain[call->coll] : PC_PLAIN_NO;
@@ -189,8 +198,10 @@ int pc_api_call(const pc_mpi_call_t *call, const char *algo, const void *ra, pac
  * the caller's return address, for the profiler; where (in call) the call
  * the user made, for messages; algo the one named at the call site, NULL
  * for the usual selection. */
-static inline int pc_api_enter(const pc_mpi_call_t *call, const char *algo, const void *ra)
+static inline __attribute__((always_inline)) int pc_api_enter(const pc_mpi_call_t *call,
+                                                               const char *algo, const void *ra)
 {
+    pacoll_coll_t coll = call->coll;
     pc_context_t *ctx = pc_context_now();
     pacoll_team_t *t = NULL;
     if (ctx) {
@@ -199,7 +210,7 @@ static inline int pc_api_enter(const pc_mpi_call_t *call, const char *algo, cons
             t = s->team;
     }
     if (t && !algo && pc_api_plain(t, call))
-        return pc_api_native(call);
+        return pc_api_native_of(coll, call);
     return pc_api_call(call, algo, ra, t);
 }
 

@@ -104,8 +104,8 @@ if(PACOLL_DPKG)
     set(_mpi_note "
 .
 Built against an MPI library that no Debian package provides
-(${_mpilib}); the packages do not depend on an MPI package: install
-that library where the loader finds it.")
+(${_mpilib}); the packages do not depend on an MPI package. The
+programs and libraries look for it there (RUNPATH).")
     message(STATUS "pacoll: ${_mpilib} is in no Debian package: the .deb files name no MPI dependency")
   endif()
   set(_depends libc6)

@@ -15,8 +15,9 @@
 # version built against, and recommends the one holding its launcher
 # (openmpi-bin, mpich); the -dev package depends on its runtime package of
 # the same version and on the package holding the MPI's mpi.h
-# (libopenmpi-dev, libmpich-dev).  Both conflict with the other families'
-# packages (same file names).
+# (libopenmpi-dev, libmpich-dev).  An MPI outside dpkg (a PyPI wheel, a
+# module) gets no MPI dependency at all; the descriptions name its library.
+# Both conflict with the other families' packages (same file names).
 if(PACOLL_SMPI)
   return()
 endif()
@@ -93,25 +94,19 @@ if(PACOLL_DPKG)
   pacoll_deb_owner("${_mpilib}" _runtime _runtime_version)
   pacoll_deb_owner("${MPIEXEC_EXECUTABLE}" _launcher _launcher_version)
   pacoll_deb_owner("${_mpih}" _mpidev _mpidev_version)
-  # not installed from a Debian package: the usual names
-  if(PACOLL_MPI_FAMILY STREQUAL "openmpi")
-    set(_names libopenmpi3 openmpi-bin libopenmpi-dev)
-  elseif(PACOLL_MPI_FAMILY STREQUAL "mpich")
-    set(_names libmpich12 mpich libmpich-dev)
-  else()
-    set(_names "" "" "")
-  endif()
-  list(GET _names 0 _n0)
-  list(GET _names 1 _n1)
-  list(GET _names 2 _n2)
+  # An MPI no Debian package holds (a PyPI wheel, a module, a build of its
+  # own): no MPI in Depends, since a Debian MPI package would be another
+  # library than the one linked against; the description names the one used.
+  set(_mpi_note "")
   if(NOT _runtime)
-    set(_runtime "${_n0}")
-  endif()
-  if(NOT _launcher)
-    set(_launcher "${_n1}")
-  endif()
-  if(NOT _mpidev)
-    set(_mpidev "${_n2}")
+    set(_launcher "")
+    set(_mpidev "")
+    set(_mpi_note "
+.
+Built against an MPI library that no Debian package provides
+(${_mpilib}); the packages do not depend on an MPI package. The
+programs and libraries look for it there (RUNPATH).")
+    message(STATUS "pacoll: ${_mpilib} is in no Debian package: the .deb files name no MPI dependency")
   endif()
   set(_depends libc6)
   if(_runtime AND _runtime_version)
@@ -164,7 +159,7 @@ arrival-pattern-aware), on top of the MPI library they were built with.
 .
 This package holds libpacoll, the preload library that gives unchanged MPI
 programs pacoll's collectives through pacoll-run, and the tools
-pacoll-bench, pacoll-tune and pacoll-info, built against ${PACOLL_MPI_FAMILY}.")
+pacoll-bench, pacoll-tune and pacoll-info, built against ${PACOLL_MPI_FAMILY}.${_mpi_note}")
   set(CPACK_DEBIAN_DEB_DEV_PACKAGE_NAME ${PACOLL_DEB_NAME}-dev)
   set(CPACK_DEBIAN_DEB_DEV_PACKAGE_DEPENDS "${_dev_depends}")
   set(CPACK_DEBIAN_DEB_DEV_PACKAGE_CONFLICTS "${_dev_conflicts}")
@@ -178,7 +173,7 @@ arrival-pattern-aware), on top of the MPI library they were built with.
 .
 This package holds what programs calling pacoll_* need: pacoll.h, the
 static library, pkg-config's pacoll.pc and CMake's find_package(pacoll),
-built against ${PACOLL_MPI_FAMILY}.")
+built against ${PACOLL_MPI_FAMILY}.${_mpi_note}")
   message(STATUS "pacoll: cpack makes ${_stem}.tar.gz, ${PACOLL_DEB_NAME}_${PROJECT_VERSION}_${_arch}.deb "
                  "(Depends: ${_depends}) and ${PACOLL_DEB_NAME}-dev (Depends: ${_dev_depends})")
 else()

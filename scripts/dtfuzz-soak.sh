@@ -38,7 +38,7 @@ prog="$build/tests/check_dtfuzz"
 launcher=$(grep -E '^MPIEXEC_EXECUTABLE:' "$build/CMakeCache.txt" 2>/dev/null | cut -d= -f2)
 launcher=${launcher:-mpiexec}
 flags=() ompi=0
-if "$launcher" --version 2>&1 | grep -qE "Open MPI|OpenRTE"; then
+if grep -qE "Open MPI|OpenRTE" <<<"$("$launcher" --version 2>&1)"; then
   flags=(--oversubscribe --mca osc ^rdma)
   ompi=1
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -86,7 +86,7 @@ out=${out:-${TMPDIR:-/tmp}/pacoll-soak-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 log="$out/soak.log"
 launcher=(mpirun -np "$np")
-if mpirun --version 2>&1 | grep -q "Open MPI\|OpenRTE"; then
+if grep -q "Open MPI\|OpenRTE" <<<"$(mpirun --version 2>&1)"; then
   launcher+=(--oversubscribe --mca osc ^rdma)
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PACOLL_STATS=1

@@ -16,6 +16,9 @@
 #   holds the MPI's mpi.h.  Built against an MPI no Debian package holds (a
 #   PyPI wheel), neither names an MPI package and both descriptions say so.
 set -uo pipefail
+# Fields are captured before grep reads them: grep -q stops at its first
+# match, dpkg-deb (one write a line) then dies of SIGPIPE, and pipefail
+# would turn a match into a failed check.
 . "$(dirname "$0")/installed_checks.sh"
 ic_parse_args "$@" || exit 2
 family=$FAMILY
@@ -42,8 +45,8 @@ done
 for d in "$deb" "$dev"; do
     dpkg-deb -f "$d" Package Version Architecture Maintainer Depends Recommends Conflicts Section
     echo
-    dpkg-deb -f "$d" Maintainer | grep -q 'invalid' && fail "$(basename "$d"): placeholder Maintainer"
-    dpkg-deb -f "$d" Homepage | grep -q 'invalid' && fail "$(basename "$d"): placeholder Homepage"
+    grep -q 'invalid' <<<"$(dpkg-deb -f "$d" Maintainer)" && fail "$(basename "$d"): placeholder Maintainer"
+    grep -q 'invalid' <<<"$(dpkg-deb -f "$d" Homepage)" && fail "$(basename "$d"): placeholder Homepage"
     # the synopsis is not repeated as the long description's first line
     synopsis=$(dpkg-deb -f "$d" Description | head -1)
     second=$(dpkg-deb -f "$d" Description | sed -n 2p | sed 's/^ //')
@@ -51,7 +54,7 @@ for d in "$deb" "$dev"; do
 done
 [ "$(dpkg-deb -f "$deb" Package)" = "pacoll-$family" ] || fail "package name is not pacoll-$family"
 [ "$(dpkg-deb -f "$dev" Package)" = "pacoll-$family-dev" ] || fail "package name is not pacoll-$family-dev"
-dpkg-deb -f "$dev" Depends | grep -Eq "(^|, )pacoll-$family \(= $version\)" ||
+grep -Eq "(^|, )pacoll-$family \(= $version\)" <<<"$(dpkg-deb -f "$dev" Depends)" ||
     fail "pacoll-$family-dev does not depend on pacoll-$family (= $version)"
 mpidev=$(dpkg-query -S "$(readlink -f "$(echo '#include <mpi.h>' | "$CC_MPI" -x c -E -M - 2>/dev/null |
          tr ' \\' '\n\n' | grep '/mpi\.h$' | head -1)")" 2>/dev/null | head -1 | cut -d: -f1)
@@ -59,14 +62,14 @@ echo "package test: mpi.h of $CC_MPI is in package ${mpidev:-?}"
 # An MPI outside dpkg (a PyPI wheel): no Debian MPI package may be named,
 # and the descriptions say which library was used.
 nodpkg_mpi() { # DEB
-    if dpkg-deb -f "$1" Depends Recommends | grep -Eq '(libopenmpi|libmpich|openmpi-bin|(^|[ ,])mpich( |,|$))'; then
+    if grep -Eq '(libopenmpi|libmpich|openmpi-bin|(^|[ ,])mpich( |,|$))' <<<"$(dpkg-deb -f "$1" Depends Recommends)"; then
         fail "$(basename "$1") names a Debian MPI package, not the MPI it was built against"
     fi
-    dpkg-deb -f "$1" Description | grep -q 'that no Debian package provides' ||
+    grep -q 'that no Debian package provides' <<<"$(dpkg-deb -f "$1" Description)" ||
         fail "$(basename "$1"): the description does not say its MPI is outside dpkg"
 }
 if [ -n "$mpidev" ]; then
-    dpkg-deb -f "$dev" Depends | grep -Eq "(^|, )$mpidev( |,|$)" || fail "pacoll-$family-dev does not depend on $mpidev"
+    grep -Eq "(^|, )$mpidev( |,|$)" <<<"$(dpkg-deb -f "$dev" Depends)" || fail "pacoll-$family-dev does not depend on $mpidev"
 else
     nodpkg_mpi "$dev"
 fi
@@ -131,7 +134,7 @@ mpilib=$(ldd "$work/root$L/libpacoll.so.0" | awk '/libmpi(ch)?\.so/ {print $3; e
 runtime=$(dpkg-query -S "$(readlink -f "$mpilib")" 2>/dev/null | head -1 | cut -d: -f1)
 echo "package test: libpacoll.so loads $mpilib, of package ${runtime:-?}"
 if [ -n "$runtime" ]; then
-    dpkg-deb -f "$deb" Depends | grep -Eq "(^|, )$runtime( |,|$)" || fail "Depends does not name $runtime"
+    grep -Eq "(^|, )$runtime( |,|$)" <<<"$(dpkg-deb -f "$deb" Depends)" || fail "Depends does not name $runtime"
 else
     nodpkg_mpi "$deb"
 fi

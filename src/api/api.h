@@ -8,6 +8,7 @@
 
 #include "core/context.h"
 #include "core/team.h"
+#include "api/colls.h"
 
 /* The user's call, as MPI describes it (any collective). */
 typedef struct pc_mpi_call {
@@ -24,6 +25,43 @@ typedef struct pc_mpi_call {
     int root;
     MPI_Comm comm;
 } pc_mpi_call_t;
+
+/* A datatype as the api moves it (api/datatype.c): bounds, size, and
+ * whether a block is used in place (one increasing run of bytes). */
+typedef struct pc_dtinfo {
+    MPI_Aint lb, ext, tlb, text;
+    size_t size;
+    int contig;
+} pc_dtinfo_t;
+#define PC_NAMED_TYPES 4
+
+/* What the api keeps per team (t->api), made at the team's first call and
+ * freed with it (pc_team_ext_set). */
+typedef struct pc_team_api {
+    /* the plain way: every call handed to the MPI library reads these */
+    unsigned char plain[PACOLL_NCOLL]; /* that choice was the MPI library, by the
+                                        * rules, with nothing to say or count */
+    int plain_count[PACOLL_NCOLL];     /* ... for the block of this count */
+    MPI_Datatype plain_type[PACOLL_NCOLL]; /* of this named type (NULL: not known yet) */
+    struct pc_prof *prof; /* the profiler (profile/), NULL when off, */
+    int prof_known;       /* looked up once per team rather than once per call */
+    /* Named datatypes the api has described (datatype.c): a named type's
+     * layout never changes and its handle is never freed, so its description
+     * is kept rather than asked of MPI on every call. */
+    struct {
+        MPI_Datatype dt;
+        pc_dtinfo_t info;
+    } named_types[PC_NAMED_TYPES];
+    int named_count, named_next;
+    uint64_t said_choice[PACOLL_NCOLL]; /* PACOLL_VERBOSE: size ranges whose choice was said */
+} pc_team_api_t;
+
+/* The team's api state, made if not yet; NULL when out of memory. */
+pc_team_api_t *pc_api_state(pacoll_team_t *t);
+
+/* pc_comm_choose, and the plain mark of coll forgotten: the next call on
+ * comm asks the dispatch again. */
+int pc_api_choose(MPI_Comm comm, pacoll_coll_t coll, int idx);
 
 /* Byte-level arguments plus the temporaries that hold them. */
 typedef struct pc_norm {
@@ -58,11 +96,12 @@ int pc_check_call(const pc_mpi_call_t *call, int size, int rank, pc_check_t *ck)
 size_t pc_block_bytes(const pc_mpi_call_t *call, int rank);
 /* The count and type pc_block_bytes measures: the send side, else (in
  * place; gather: at the root) the receive side. */
-static inline void pc_block_arg(const pc_mpi_call_t *c, int rank, int *count, MPI_Datatype *dt)
+static inline void pc_block_arg(const pc_mpi_call_t *call, int rank, int *count, MPI_Datatype *dt)
 {
-    int use_recv = c->sendbuf == MPI_IN_PLACE && (c->coll != PACOLL_GATHER || rank == c->root);
-    *count = use_recv ? c->recvcount : c->sendcount;
-    *dt = use_recv ? c->recvtype : c->sendtype;
+    int use_recv =
+        call->sendbuf == MPI_IN_PLACE && (call->coll != PACOLL_GATHER || rank == call->root);
+    *count = use_recv ? call->recvcount : call->sendcount;
+    *dt = use_recv ? call->recvtype : call->sendtype;
 }
 /* Builds byte-level arguments; pc_norm_finish unpacks and frees. */
 int pc_normalize(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n);
@@ -78,20 +117,20 @@ int pc_api_hints_get(MPI_Comm comm, MPI_Info info);
 /* The plain way (docs/TUNE.md, "The per-call cost"): a call that went to the MPI
  * library without being named at its call site goes there again without
  * dispatch's look-ups, when the team has nothing to profile, report, count
- * or settle.  t->plain[coll] says when: PC_PLAIN_SAME_M while the rules
+ * or settle.  t->api->plain[coll] says when: PC_PLAIN_SAME_M while the rules
  * gave that size to the MPI library (the pick cache holds it), PC_PLAIN_ANY
  * when every call does (PACOLL_<COLL>=native, the communicator's choice, or
  * an alltoallv choice that looked at no size).  api.c's dispatch sets it
- * after such a call and clears it at every other; pacoll_comm_set_algorithm
- * clears it. */
+ * after such a call and clears it at every other; pc_api_choose (a choice
+ * for the communicator) clears it. */
 enum { PC_PLAIN_NO, PC_PLAIN_SAME_M, PC_PLAIN_ANY };
 
 /* A named type's count and handle as the plain mark's (pc_block_arg). */
-static inline int pc_plain_known_block(const pacoll_team_t *t, const pc_mpi_call_t *c,
+static inline int pc_plain_known_block(const pacoll_team_t *t, const pc_mpi_call_t *call,
                                        int *count, MPI_Datatype *dt)
 {
-    pc_block_arg(c, t->rank, count, dt);
-    return *dt == t->plain_type[c->coll] && *count == t->plain_count[c->coll];
+    pc_block_arg(call, t->rank, count, dt);
+    return *dt == t->api->plain_type[call->coll] && *count == t->api->plain_count[call->coll];
 }
 
 /* A plain call begins: nothing pending on the verdict (else 0: dispatch
@@ -102,56 +141,77 @@ static inline int pc_plain_begin(pacoll_team_t *t)
     return pc_verdict_begin_quiet(&t->verdict);
 }
 
-/* The plain way taken before the call is even described: the team from
- * the context's cache (pc_team_find fills it), marked plain for this
- * collective, for this block when the mark says so (its count and named
- * type, api.c plain_same_block), with nothing pending on the verdict; the
- * caller then calls PMPI_<coll> itself.  Inline, so the MPI_* wrappers
- * (interpose/) take it without a call of their own.  NULL: the call takes
- * pc_api_<coll>, which handles every other case. */
-static inline pacoll_team_t *pc_api_plain(MPI_Comm comm, pacoll_coll_t coll,
-                                          const void *sendbuf, int sendcount,
-                                          MPI_Datatype sendtype, int recvcount,
-                                          MPI_Datatype recvtype, int root)
+/* The MPI library's own collective for a call of coll.  Inline, so an
+ * entry point, whose collective is a constant, calls PMPI_<coll> with no
+ * switch (coll is passed apart: once call's address has been taken, the
+ * compiler no longer knows call->coll). */
+static inline __attribute__((always_inline)) int pc_api_native_of(pacoll_coll_t coll,
+                                                                  const pc_mpi_call_t *call)
 {
-    pc_context_t *ctx = pc_context_now();
-    if (!ctx)
-        return NULL;
-    const pc_team_slot_t *s = pc_context_slot(ctx, comm);
-    pacoll_team_t *t = s->team;
-    if (!t || s->comm != comm || !t->plain[coll])
-        return NULL;
-    if (t->plain[coll] == PC_PLAIN_SAME_M) {
-        pc_mpi_call_t c = {.coll = coll, .sendbuf = sendbuf, .sendcount = sendcount,
-                           .sendtype = sendtype, .recvcount = recvcount, .recvtype = recvtype,
-                           .root = root};
-        int count;
-        MPI_Datatype dt;
-        if (!pc_plain_known_block(t, &c, &count, &dt))
-            return NULL;
+    switch (coll) {
+#define PC_NATIVE_CASE(lower, Camel, UPPER, shape) \
+    case PACOLL_##UPPER:                           \
+        return PMPI_##Camel(PC_CALL_ARGS_##shape(call));
+        PC_COLLS(PC_NATIVE_CASE)
+#undef PC_NATIVE_CASE
+    default:
+        return MPI_ERR_ARG;
     }
-    return pc_plain_begin(t) ? t : NULL;
 }
 
-/* The four collectives with the caller's return address, for the profiler,
- * and the name of the call the user made, for messages (a string literal:
- * "MPI_Alltoall", "MPI_ALLTOALL" from Fortran, "pacoll_alltoall"):
- * pacoll_* and the interposition wrappers (C and Fortran) call these. */
-int pc_api_alltoall(const void *ra, const char *where, const char *algo, const void *sendbuf,
-                    int sendcount,
-                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                    MPI_Comm comm);
-int pc_api_alltoallv(const void *ra, const char *where, const char *algo, const void *sendbuf,
-                     const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                     void *recvbuf, const int recvcounts[], const int rdispls[],
-                     MPI_Datatype recvtype, MPI_Comm comm);
-int pc_api_allgather(const void *ra, const char *where, const char *algo, const void *sendbuf,
-                     int sendcount,
-                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                     MPI_Comm comm);
-int pc_api_gather(const void *ra, const char *where, const char *algo, const void *sendbuf,
-                  int sendcount,
-                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  int root, MPI_Comm comm);
+static inline int pc_api_native(const pc_mpi_call_t *call)
+{
+    return pc_api_native_of(call->coll, call);
+}
+
+/* A PC_PLAIN_SAME_M call whose block pc_plain_known_block did not know:
+ * the size is asked of MPI (api.c). */
+int pc_api_plain_block(pacoll_team_t *t, const pc_mpi_call_t *call, int count, MPI_Datatype dt);
+
+/* The plain way's test, the only one a call makes: t marked plain for this
+ * collective, for this block when the mark says so, with nothing pending
+ * on the verdict; the caller then hands the call to the MPI library. */
+static inline __attribute__((always_inline)) int pc_api_plain(pacoll_team_t *t,
+                                                               const pc_mpi_call_t *call)
+{
+    const pc_team_api_t *a = t->api;
+    unsigned char how = a ? a->plain[call->coll] : PC_PLAIN_NO;
+    if (!how)
+        return 0;
+    if (how == PC_PLAIN_SAME_M) {
+        int count;
+        MPI_Datatype dt;
+        if (!pc_plain_known_block(t, call, &count, &dt) && !pc_api_plain_block(t, call, count, dt))
+            return 0;
+    }
+    return pc_plain_begin(t);
+}
+
+/* Everything else a call does (api.c): t is the communicator's team when
+ * the context's cache held it, else NULL and the call looks it up. */
+int pc_api_call(const pc_mpi_call_t *call, const char *algo, const void *ra, pacoll_team_t *t);
+
+/* Every entry point's body: the MPI_* and Fortran wrappers (interpose/),
+ * pacoll_* and pacoll_*_alg.  The team comes from the context's cache
+ * (pc_team_find fills it), and a call the rules gave to the MPI library
+ * goes there with no call of pacoll's between.  Inline for that.  ra is
+ * the caller's return address, for the profiler; where (in call) the call
+ * the user made, for messages; algo the one named at the call site, NULL
+ * for the usual selection. */
+static inline __attribute__((always_inline)) int pc_api_enter(const pc_mpi_call_t *call,
+                                                               const char *algo, const void *ra)
+{
+    pacoll_coll_t coll = call->coll;
+    pc_context_t *ctx = pc_context_now();
+    pacoll_team_t *t = NULL;
+    if (ctx) {
+        const pc_team_slot_t *s = pc_context_slot(ctx, call->comm);
+        if (s->team && s->comm == call->comm)
+            t = s->team;
+    }
+    if (t && !algo && pc_api_plain(t, call))
+        return pc_api_native_of(coll, call);
+    return pc_api_call(call, algo, ra, t);
+}
 
 #endif

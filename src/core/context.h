@@ -44,9 +44,9 @@ typedef struct pc_context {
     pc_team_slot_t team_cache[PC_TEAM_CACHE];
     /* The selection rules, parsed once for every team (select.c): from
      * rules_path, "" for the built-in ones; read-only once parsed. */
-    void *rules;
+    struct pc_rules *rules;
     char *rules_path;
-    void (*rules_free)(void *rules);
+    void (*rules_free)(struct pc_rules *rules);
 } pc_context_t;
 
 /* The keyval teams hang on, made on first use. */

@@ -229,9 +229,11 @@ static int plain_how(const pacoll_team_t *t, const pc_mpi_call_t *call, const ch
  * the first such call it is known by its count and type when the type is
  * a named one, whose size never changes (a derived type's handle may be
  * freed and reused for another type); else MPI is asked its size. */
-int pc_api_plain_block(pacoll_team_t *t, const pc_mpi_call_t *call, int count, MPI_Datatype dt)
+static int plain_block(pacoll_team_t *t, const pc_mpi_call_t *call)
 {
-    int combiner, ni, na, nd;
+    int combiner, ni, na, nd, count;
+    MPI_Datatype dt;
+    pc_block_arg(call, t->rank, &count, &dt);
     if (pc_block_bytes(call, t->rank) != t->sel->pick[call->coll].m)
         return 0;
     if (dt != MPI_DATATYPE_NULL &&
@@ -245,6 +247,7 @@ static void api_state_free(pacoll_team_t *t, void *obj, int local)
 {
     (void)local;
     t->api = NULL;
+    pc_team_cache_refresh(t);
     free(obj);
 }
 
@@ -260,7 +263,9 @@ pc_team_api_t *pc_api_state(pacoll_team_t *t)
         free(a);
         return NULL;
     }
-    return t->api = a;
+    t->api = a;
+    pc_team_cache_refresh(t);
+    return a;
 }
 
 int pc_api_choose(MPI_Comm comm, pacoll_coll_t coll, int idx)
@@ -384,12 +389,17 @@ static double (*const prof_bytes[PACOLL_NCOLL])(const pc_mpi_call_t *) = {
     PC_COLLS(PC_PROF_BYTES)};
 #undef PC_PROF_BYTES
 
-int pc_api_call(const pc_mpi_call_t *call, const char *site, const void *ra, pacoll_team_t *t)
+int pc_api_call(const pc_mpi_call_t *call, const char *site, const void *ra, pacoll_team_t *t,
+                int plain)
 {
     /* not in the context's cache: the team is the communicator's attribute
      * (pc_team_find caches it), and the plain way is tested here instead */
-    if (!t && call->comm != MPI_COMM_NULL && (t = pc_team_find(call->comm)) && !site &&
-        pc_api_plain(t, call))
+    if (!t && call->comm != MPI_COMM_NULL && (t = pc_team_find(call->comm)) && !site)
+        plain = pc_api_plain_test(t, t->api, call->coll, call->sendbuf, call->sendcount,
+                                  call->sendtype, call->recvcount, call->recvtype, call->root);
+    if (plain == PC_PLAIN_ASK)
+        plain = plain_block(t, call) && pc_plain_begin(t) ? PC_PLAIN_GO : PC_PLAIN_OFF;
+    if (plain == PC_PLAIN_GO)
         return pc_api_native(call);
     /* (a team under MPI_THREAD_MULTIPLE is handed over: nothing kept on it) */
     pc_team_api_t *api = t && !t->thread_multiple ? pc_api_state(t) : NULL;
@@ -406,19 +416,27 @@ int pc_api_call(const pc_mpi_call_t *call, const char *site, const void *ra, pac
 
 /* ------------------------------------------------------ entry points */
 
+#define PC_API_SLOW(lower, Camel, UPPER, shape)                                              \
+    int pc_api_slow_##lower(const char *where, const char *algo, const void *ra,             \
+                            pacoll_team_t *t, int plain, PC_PARAMS_##shape)                  \
+    {                                                                                        \
+        pc_mpi_call_t call = {PC_CALL_##shape(PACOLL_##UPPER, where)};                       \
+        return pc_api_call(&call, algo, ra, t, plain);                                       \
+    }
+PC_COLLS(PC_API_SLOW)
+#undef PC_API_SLOW
+
 /* pacoll_<coll> and pacoll_<coll>_alg (pacoll.h), from the table of
  * api/colls.h.  The profile names their caller's call site. */
 #define PC_CALLER __builtin_return_address(0)
 #define PC_PUBLIC(lower, Camel, UPPER, shape)                                             \
     PC_EXPORT int pacoll_##lower(PC_PARAMS_##shape)                                       \
     {                                                                                     \
-        pc_mpi_call_t call = {PC_CALL_##shape(PACOLL_##UPPER, "pacoll_" #lower)};         \
-        return pc_api_enter(&call, NULL, PC_CALLER);                                      \
+        PC_API_ENTER(lower, Camel, UPPER, shape, "pacoll_" #lower, NULL, PC_CALLER);      \
     }                                                                                     \
     PC_EXPORT int pacoll_##lower##_alg(const char *algo, PC_PARAMS_##shape)               \
     {                                                                                     \
-        pc_mpi_call_t call = {PC_CALL_##shape(PACOLL_##UPPER, "pacoll_" #lower "_alg")};  \
-        return pc_api_enter(&call, algo, PC_CALLER);                                      \
+        PC_API_ENTER(lower, Camel, UPPER, shape, "pacoll_" #lower "_alg", algo, PC_CALLER); \
     }
 PC_COLLS(PC_PUBLIC)
 #undef PC_PUBLIC

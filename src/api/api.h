@@ -125,14 +125,6 @@ int pc_api_hints_get(MPI_Comm comm, MPI_Info info);
  * for the communicator) clears it. */
 enum { PC_PLAIN_NO, PC_PLAIN_SAME_M, PC_PLAIN_ANY };
 
-/* A named type's count and handle as the plain mark's (pc_block_arg). */
-static inline int pc_plain_known_block(const pacoll_team_t *t, const pc_mpi_call_t *call,
-                                       int *count, MPI_Datatype *dt)
-{
-    pc_block_arg(call, t->rank, count, dt);
-    return *dt == t->api->plain_type[call->coll] && *count == t->api->plain_count[call->coll];
-}
-
 /* A plain call begins: nothing pending on the verdict (else 0: dispatch
  * settles it).  Nothing to count: PACOLL_STATS keeps calls off the plain
  * way (api.c plain_how). */
@@ -164,54 +156,104 @@ static inline int pc_api_native(const pc_mpi_call_t *call)
     return pc_api_native_of(call->coll, call);
 }
 
-/* A PC_PLAIN_SAME_M call whose block pc_plain_known_block did not know:
- * the size is asked of MPI (api.c). */
-int pc_api_plain_block(pacoll_team_t *t, const pc_mpi_call_t *call, int count, MPI_Datatype dt);
+/* What the plain way's test found (pc_api_plain_test). */
+enum {
+    PC_PLAIN_OFF,  /* not plain: the call goes to dispatch */
+    PC_PLAIN_GO,   /* plain, begun: the caller hands the call to the MPI library */
+    PC_PLAIN_ASK   /* marked plain for one block size, and this block's type is not
+                    * the one remembered: pc_api_call asks MPI its size */
+};
 
-/* The plain way's test, the only one a call makes: t marked plain for this
- * collective, for this block when the mark says so, with nothing pending
- * on the verdict; the caller then hands the call to the MPI library. */
-static inline __attribute__((always_inline)) int pc_api_plain(pacoll_team_t *t,
-                                                               const pc_mpi_call_t *call)
+/* The plain way's test, the only one a call makes, on the entry point's own
+ * arguments (no pc_mpi_call_t is built for a plain call): t marked plain
+ * for this collective, for this block when the mark says so (the block
+ * pc_block_arg measures), with nothing pending on the verdict. */
+static inline __attribute__((always_inline)) int
+pc_api_plain_test(pacoll_team_t *t, const pc_team_api_t *a, pacoll_coll_t coll,
+                  const void *sendbuf, int sendcount, MPI_Datatype sendtype, int recvcount,
+                  MPI_Datatype recvtype, int root)
 {
-    const pc_team_api_t *a = t->api;
-    unsigned char how = a ? a->plain[call->coll] : PC_PLAIN_NO;
+    unsigned char how = a ? a->plain[coll] : PC_PLAIN_NO;
     if (!how)
-        return 0;
+        return PC_PLAIN_OFF;
     if (how == PC_PLAIN_SAME_M) {
-        int count;
-        MPI_Datatype dt;
-        if (!pc_plain_known_block(t, call, &count, &dt) && !pc_api_plain_block(t, call, count, dt))
-            return 0;
+        int use_recv = sendbuf == MPI_IN_PLACE && (coll != PACOLL_GATHER || t->rank == root);
+        if ((use_recv ? recvtype : sendtype) != a->plain_type[coll] ||
+            (use_recv ? recvcount : sendcount) != a->plain_count[coll])
+            return PC_PLAIN_ASK;
     }
-    return pc_plain_begin(t);
+    return pc_plain_begin(t) ? PC_PLAIN_GO : PC_PLAIN_OFF;
 }
 
-/* Everything else a call does (api.c): t is the communicator's team when
- * the context's cache held it, else NULL and the call looks it up. */
-int pc_api_call(const pc_mpi_call_t *call, const char *algo, const void *ra, pacoll_team_t *t);
+/* comm's slot of the context's team cache when it holds comm's team, else
+ * NULL (the call then looks the team up: pc_team_find fills the cache).
+ * The slot's api is the team's (t->api), one load sooner. */
+static inline __attribute__((always_inline)) const pc_team_slot_t *pc_api_cached(MPI_Comm comm)
+{
+    pc_context_t *ctx = pc_context_now();
+    if (!ctx)
+        return NULL;
+    const pc_team_slot_t *s = pc_context_slot(ctx, comm);
+    return s->team && s->comm == comm ? s : NULL;
+}
 
-/* Every entry point's body: the MPI_* and Fortran wrappers (interpose/),
- * pacoll_* and pacoll_*_alg.  The team comes from the context's cache
- * (pc_team_find fills it), and a call the rules gave to the MPI library
- * goes there with no call of pacoll's between.  Inline for that.  ra is
- * the caller's return address, for the profiler; where (in call) the call
- * the user made, for messages; algo the one named at the call site, NULL
- * for the usual selection. */
+/* Everything else a call does (api.c).  t is the communicator's team when
+ * the context's cache held it, else NULL and the call looks it up; plain is
+ * what pc_api_plain_test said of it (PC_PLAIN_OFF when t is NULL). */
+int pc_api_call(const pc_mpi_call_t *call, const char *algo, const void *ra, pacoll_team_t *t,
+                int plain);
+
+/* The plain test's arguments per shape of api/colls.h (alltoallv's plain
+ * mark is never by block: api.c plain_how). */
+#define PC_PLAIN_ARGS_BLOCK sendbuf, sendcount, sendtype, recvcount, recvtype, 0
+#define PC_PLAIN_ARGS_ROOTED sendbuf, sendcount, sendtype, recvcount, recvtype, root
+#define PC_PLAIN_ARGS_VECTOR sendbuf, 0, sendtype, 0, recvtype, 0
+
+/* A call that is not plain, described once (pc_mpi_call_t) and handed to
+ * pc_api_call: out of line (api.c), so an entry point's plain way keeps no
+ * stack frame.  One per collective, from PC_COLLS. */
+#define PC_API_SLOW_DECL(lower, Camel, UPPER, shape)                                          \
+    int pc_api_slow_##lower(const char *where, const char *algo, const void *ra,              \
+                            pacoll_team_t *t, int plain, PC_PARAMS_##shape);
+PC_COLLS(PC_API_SLOW_DECL)
+#undef PC_API_SLOW_DECL
+
+/* Every C entry point's body (the MPI_* wrappers of interpose/, pacoll_*
+ * and pacoll_*_alg), in a function whose parameters are PC_PARAMS_<shape>:
+ * one team lookup and one plain test on the arguments as they came, and a
+ * call the rules gave to the MPI library goes there with no call of
+ * pacoll's between; any other call goes to pc_api_slow_<lower>.  where:
+ * the call the user made, for messages; algo: the one named at the call
+ * site, NULL for the usual selection; ra: the caller's return address, for
+ * the profiler. */
+#define PC_API_ENTER(lower, Camel, UPPER, shape, where, algo, ra)                             \
+    do {                                                                                      \
+        const pc_team_slot_t *pc_s_ = pc_api_cached(comm);                                   \
+        int pc_plain_ = pc_s_ && !(algo) ? pc_api_plain_test(pc_s_->team, pc_s_->api,        \
+                                                             PACOLL_##UPPER,                  \
+                                                             PC_PLAIN_ARGS_##shape)           \
+                                         : PC_PLAIN_OFF;                                      \
+        if (pc_plain_ == PC_PLAIN_GO)                                                         \
+            return PMPI_##Camel(PC_ARGS_##shape);                                             \
+        return pc_api_slow_##lower(where, algo, ra, pc_s_ ? pc_s_->team : NULL, pc_plain_,    \
+                                   PC_ARGS_##shape);                                          \
+    } while (0)
+
+/* The same for a call already described (the Fortran wrappers, whose
+ * arguments are converted first). */
 static inline __attribute__((always_inline)) int pc_api_enter(const pc_mpi_call_t *call,
                                                                const char *algo, const void *ra)
 {
     pacoll_coll_t coll = call->coll;
-    pc_context_t *ctx = pc_context_now();
-    pacoll_team_t *t = NULL;
-    if (ctx) {
-        const pc_team_slot_t *s = pc_context_slot(ctx, call->comm);
-        if (s->team && s->comm == call->comm)
-            t = s->team;
-    }
-    if (t && !algo && pc_api_plain(t, call))
+    const pc_team_slot_t *s = pc_api_cached(call->comm);
+    pacoll_team_t *t = s ? s->team : NULL;
+    int plain = s && !algo ? pc_api_plain_test(t, s->api, coll, call->sendbuf, call->sendcount,
+                                               call->sendtype, call->recvcount, call->recvtype,
+                                               call->root)
+                           : PC_PLAIN_OFF;
+    if (plain == PC_PLAIN_GO)
         return pc_api_native_of(coll, call);
-    return pc_api_call(call, algo, ra, t);
+    return pc_api_call(call, algo, ra, t, plain);
 }
 
 #endif

@@ -29,7 +29,9 @@
 #define PC_TEAM_CACHE 8
 typedef struct pc_team_slot {
     MPI_Comm comm;
-    pacoll_team_t *team; /* NULL: empty */
+    pacoll_team_t *team;             /* NULL: empty */
+    const struct pc_team_api *api;   /* team->api, copied (pc_team_cache_refresh): a call
+                                      * reads the api's plain marks one load sooner */
 } pc_team_slot_t;
 
 typedef struct pc_context {

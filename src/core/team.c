@@ -311,8 +311,16 @@ pacoll_team_t *pc_team_find(MPI_Comm comm)
     if (PMPI_Comm_get_attr(comm, pc_team_keyval(), &t, &flag) != MPI_SUCCESS || !flag)
         return NULL;
     if (slot && !t->thread_multiple) /* one thread at a time calls MPI */
-        slot->comm = comm, slot->team = t;
+        slot->comm = comm, slot->team = t, slot->api = t->api;
     return t;
+}
+
+void pc_team_cache_refresh(pacoll_team_t *t)
+{
+    pc_context_t *ctx = pc_context_now();
+    pc_team_slot_t *slot = ctx ? pc_context_slot(ctx, t->user) : NULL;
+    if (slot && slot->team == t)
+        slot->api = t->api;
 }
 
 pacoll_team_t *pc_team_open(MPI_Comm comm, int *err)

@@ -108,6 +108,8 @@ int pc_team_ready(pacoll_team_t *t);
 pacoll_team_t *pc_team_get(MPI_Comm comm, int *err);
 /* The team of comm if it has one (no MPI communication), else NULL. */
 pacoll_team_t *pc_team_find(MPI_Comm comm);
+/* t->api changed: the context's team cache copies it again. */
+void pc_team_cache_refresh(pacoll_team_t *t);
 /* Frees a team (collective over its communicator). */
 void pc_team_free(pacoll_team_t *team);
 /* Frees only this process's memory (no MPI calls): for teams orphaned by

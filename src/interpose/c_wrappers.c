@@ -5,7 +5,7 @@
  * LD_PRELOAD=libpacoll_preload.so: the dynamic linker resolves the program's
  * calls to MPI_Alltoall, MPI_Alltoallv, MPI_Allgather and MPI_Gather to the
  * definitions below instead of the MPI library's, made from the table of
- * api/colls.h.  Each one is pc_api_enter (api.h) with the caller's address,
+ * api/colls.h.  Each one is PC_API_ENTER (api.h) with the caller's address,
  * which the profiler records: it takes the plain way first (a call of a
  * shape the rules already gave to the MPI library goes straight to PMPI_*,
  * with no call of pacoll's between), else decides whether one of pacoll's
@@ -36,8 +36,7 @@
 #define PC_C_WRAPPER(lower, Camel, UPPER, shape)                                \
     PACOLL_INTERPOSE_EXPORT int MPI_##Camel(PC_PARAMS_##shape)                  \
     {                                                                           \
-        pc_mpi_call_t call = {PC_CALL_##shape(PACOLL_##UPPER, "MPI_" #Camel)};     \
-        return pc_api_enter(&call, NULL, PC_CALLER);                               \
+        PC_API_ENTER(lower, Camel, UPPER, shape, "MPI_" #Camel, NULL, PC_CALLER);  \
     }
 PC_COLLS(PC_C_WRAPPER)
 #undef PC_C_WRAPPER

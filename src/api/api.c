@@ -19,6 +19,12 @@ static void say_once(pacoll_team_t *t, const char *fmt, const char *coll, const 
         pc_log("%s", msg);
 }
 
+void pc_api_say_handoff(MPI_Comm comm, const char *where, const char *why)
+{
+    pacoll_team_t *t = comm != MPI_COMM_NULL ? pc_team_find(comm) : NULL;
+    say_once(t, "%s: %s", where, why);
+}
+
 /* alltoallv's block size for the rules: the largest block any rank sends
  * or receives, agreed by an allreduce (pc_agree_bytes_fn).  The arguments
  * are not checked yet, so nothing here may trust them. */

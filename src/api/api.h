@@ -107,6 +107,11 @@ static inline void pc_block_arg(const pc_mpi_call_t *call, int rank, int *count,
 int pc_normalize(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n);
 int pc_norm_finish(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n, int ok);
 
+/* A call handed to the MPI library before pacoll looks at it (a large-count
+ * call pacoll's int counts cannot say: interpose/c_wrappers_count.c):
+ * PACOLL_VERBOSE says so, once per message. */
+void pc_api_say_handoff(MPI_Comm comm, const char *where, const char *why);
+
 /* The info hints pacoll_<coll> (hints.c): taken from info for comm, where
  * is the MPI call for messages.  replace: the hints not in info become
  * automatic (MPI_Comm_dup_with_info, MPI_Comm_split_type), else they keep

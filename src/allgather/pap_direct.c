@@ -22,7 +22,7 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
     pc_layout_t x;
     pc_xopts_t o = pc_pap_opts(t);
     pc_layout_allgather(&x, a, t->size);
-    return pc_exchange(t, "allgather pap_direct", &x, &o);
+    return pc_direct_run(t, "allgather pap_direct", &x, &o);
 }
 
 const pacoll_algo_t pc_allgather_pap_direct = {

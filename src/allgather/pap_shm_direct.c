@@ -2,7 +2,7 @@
  * allgather "pap_shm_direct": the arrival-pattern- and shared-memory-aware Direct allgather.
  *
  * Source: pap-aware-alltoall-allgather-rdma §4.5 (Fig. 7).
- * The three phases over the node segment, phase 3 a broadcast: engine/node_direct.h.
+ * The three phases over the node segment, phase 3 a broadcast: engine/segment_direct.h.
  * Arrival-aware (pap-aware §4.4-4.5): the masters' exchange is pap_direct's,
  * and each remote node's data is handed out as soon as it lands (one done
  * flag per remote master), without waiting for the other masters.  Phase 1
@@ -14,11 +14,11 @@
  *       + ceil((K-1)/k) (alpha + L m beta)
  * with every rank arrived (the same as shm_direct).
  */
-#include "engine/node_direct.h"
+#include "engine/segment_direct.h"
 
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {
-    return pc_node_exchange(t, a, 1, "allgather pap_shm_direct");
+    return pc_segment_direct(t, a, 1, "allgather pap_shm_direct");
 }
 
 const pacoll_algo_t pc_allgather_pap_shm_direct = {
@@ -28,6 +28,6 @@ const pacoll_algo_t pc_allgather_pap_shm_direct = {
     .source = "pap-aware-alltoall-allgather-rdma §4.5 (Fig. 7)",
     .summary = "shm gather, arrival-aware Direct among masters, each node's data broadcast as it lands",
     .run = run,
-    .cost = pc_node_allgather_cost,
+    .cost = pc_segment_direct_allgather_cost,
     .params = pc_pap_params,
 };

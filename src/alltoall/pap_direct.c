@@ -33,7 +33,7 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
     pc_layout_t x;
     pc_xopts_t o = pc_pap_opts(t);
     pc_layout_alltoall(&x, a, t->size);
-    return pc_exchange(t, "alltoall pap_direct", &x, &o);
+    return pc_direct_run(t, "alltoall pap_direct", &x, &o);
 }
 
 const pacoll_algo_t pc_alltoall_pap_direct = {

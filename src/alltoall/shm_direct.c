@@ -2,7 +2,7 @@
  * alltoall "shm_direct": the shared-memory-aware Direct alltoall.
  *
  * Source: pap-aware-alltoall-allgather-rdma §4.4 (Shm_Direct); multirail-smp-collectives-qsnet §5.2.
- * The three phases over the node segment, phase 3 a scatter: engine/node_direct.h.
+ * The three phases over the node segment, phase 3 a scatter: engine/segment_direct.h.
  * Not arrival-aware: the masters' exchange is plain Direct, and the local
  * ranks copy out once every master's data has landed (one flag).
  * Teams with one rank per node run the Direct exchange itself.
@@ -11,11 +11,11 @@
  *     T = 2 (alpha_shm + N m beta_shm) + ceil((K-1)/k) (alpha + L^2 m beta)
  * (the masters' step dominates on a network; the copies inside a node).
  */
-#include "engine/node_direct.h"
+#include "engine/segment_direct.h"
 
 static int run(pacoll_team_t *t, const pc_args_t *a)
 {
-    return pc_node_exchange(t, a, 0, "alltoall shm_direct");
+    return pc_segment_direct(t, a, 0, "alltoall shm_direct");
 }
 
 const pacoll_algo_t pc_alltoall_shm_direct = {
@@ -25,6 +25,6 @@ const pacoll_algo_t pc_alltoall_shm_direct = {
     .source = "pap-aware-alltoall-allgather-rdma §4.4 (Shm_Direct); multirail-smp-collectives-qsnet §5.2",
     .summary = "shm gather to the node master, Direct among masters into the remote segment, shm scatter",
     .run = run,
-    .cost = pc_node_alltoall_cost,
+    .cost = pc_segment_direct_alltoall_cost,
     .params = pc_direct_params,
 };

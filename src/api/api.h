@@ -8,6 +8,7 @@
 
 #include "core/context.h"
 #include "core/team.h"
+#include "api/colls.h"
 
 /* The user's call, as MPI describes it (any collective). */
 typedef struct pc_mpi_call {
@@ -24,6 +25,43 @@ typedef struct pc_mpi_call {
     int root;
     MPI_Comm comm;
 } pc_mpi_call_t;
+
+/* A datatype as the api moves it (api/datatype.c): bounds, size, and
+ * whether a block is used in place (one increasing run of bytes). */
+typedef struct pc_dtinfo {
+    MPI_Aint lb, ext, tlb, text;
+    size_t size;
+    int contig;
+} pc_dtinfo_t;
+#define PC_NAMED_TYPES 4
+
+/* What the api keeps per team (t->api), made at the team's first call and
+ * freed with it (pc_team_ext_set). */
+typedef struct pc_team_api {
+    /* the plain way: every call handed to the MPI library reads these */
+    unsigned char plain[PACOLL_NCOLL]; /* that choice was the MPI library, by the
+                                        * rules, with nothing to say or count */
+    int plain_count[PACOLL_NCOLL];     /* ... for the block of this count */
+    MPI_Datatype plain_type[PACOLL_NCOLL]; /* of this named type (NULL: not known yet) */
+    struct pc_prof *prof; /* the profiler (profile/), NULL when off, */
+    int prof_known;       /* looked up once per team rather than once per call */
+    /* Named datatypes the api has described (datatype.c): a named type's
+     * layout never changes and its handle is never freed, so its description
+     * is kept rather than asked of MPI on every call. */
+    struct {
+        MPI_Datatype dt;
+        pc_dtinfo_t info;
+    } named_types[PC_NAMED_TYPES];
+    int named_count, named_next;
+    uint64_t said_choice[PACOLL_NCOLL]; /* PACOLL_VERBOSE: size ranges whose choice was said */
+} pc_team_api_t;
+
+/* The team's api state, made if not yet; NULL when out of memory. */
+pc_team_api_t *pc_api_state(pacoll_team_t *t);
+
+/* pc_comm_choose, and the plain mark of coll forgotten: the next call on
+ * comm asks the dispatch again. */
+int pc_api_choose(MPI_Comm comm, pacoll_coll_t coll, int idx);
 
 /* Byte-level arguments plus the temporaries that hold them. */
 typedef struct pc_norm {
@@ -58,15 +96,21 @@ int pc_check_call(const pc_mpi_call_t *call, int size, int rank, pc_check_t *ck)
 size_t pc_block_bytes(const pc_mpi_call_t *call, int rank);
 /* The count and type pc_block_bytes measures: the send side, else (in
  * place; gather: at the root) the receive side. */
-static inline void pc_block_arg(const pc_mpi_call_t *c, int rank, int *count, MPI_Datatype *dt)
+static inline void pc_block_arg(const pc_mpi_call_t *call, int rank, int *count, MPI_Datatype *dt)
 {
-    int use_recv = c->sendbuf == MPI_IN_PLACE && (c->coll != PACOLL_GATHER || rank == c->root);
-    *count = use_recv ? c->recvcount : c->sendcount;
-    *dt = use_recv ? c->recvtype : c->sendtype;
+    int use_recv =
+        call->sendbuf == MPI_IN_PLACE && (call->coll != PACOLL_GATHER || rank == call->root);
+    *count = use_recv ? call->recvcount : call->sendcount;
+    *dt = use_recv ? call->recvtype : call->sendtype;
 }
 /* Builds byte-level arguments; pc_norm_finish unpacks and frees. */
 int pc_normalize(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n);
 int pc_norm_finish(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n, int ok);
+
+/* A call handed to the MPI library before pacoll looks at it (a large-count
+ * call pacoll's int counts cannot say: interpose/c_wrappers_count.c):
+ * PACOLL_VERBOSE says so, once per message. */
+void pc_api_say_handoff(MPI_Comm comm, const char *where, const char *why);
 
 /* The info hints pacoll_<coll> (hints.c): taken from info for comm, where
  * is the MPI call for messages.  replace: the hints not in info become
@@ -78,21 +122,13 @@ int pc_api_hints_get(MPI_Comm comm, MPI_Info info);
 /* The plain way (docs/TUNE.md, "The per-call cost"): a call that went to the MPI
  * library without being named at its call site goes there again without
  * dispatch's look-ups, when the team has nothing to profile, report, count
- * or settle.  t->plain[coll] says when: PC_PLAIN_SAME_M while the rules
+ * or settle.  t->api->plain[coll] says when: PC_PLAIN_SAME_M while the rules
  * gave that size to the MPI library (the pick cache holds it), PC_PLAIN_ANY
  * when every call does (PACOLL_<COLL>=native, the communicator's choice, or
  * an alltoallv choice that looked at no size).  api.c's dispatch sets it
- * after such a call and clears it at every other; pacoll_comm_set_algorithm
- * clears it. */
+ * after such a call and clears it at every other; pc_api_choose (a choice
+ * for the communicator) clears it. */
 enum { PC_PLAIN_NO, PC_PLAIN_SAME_M, PC_PLAIN_ANY };
-
-/* A named type's count and handle as the plain mark's (pc_block_arg). */
-static inline int pc_plain_known_block(const pacoll_team_t *t, const pc_mpi_call_t *c,
-                                       int *count, MPI_Datatype *dt)
-{
-    pc_block_arg(c, t->rank, count, dt);
-    return *dt == t->plain_type[c->coll] && *count == t->plain_count[c->coll];
-}
 
 /* A plain call begins: nothing pending on the verdict (else 0: dispatch
  * settles it).  Nothing to count: PACOLL_STATS keeps calls off the plain
@@ -102,56 +138,127 @@ static inline int pc_plain_begin(pacoll_team_t *t)
     return pc_verdict_begin_quiet(&t->verdict);
 }
 
-/* The plain way taken before the call is even described: the team from
- * the context's cache (pc_team_find fills it), marked plain for this
- * collective, for this block when the mark says so (its count and named
- * type, api.c plain_same_block), with nothing pending on the verdict; the
- * caller then calls PMPI_<coll> itself.  Inline, so the MPI_* wrappers
- * (interpose/) take it without a call of their own.  NULL: the call takes
- * pc_api_<coll>, which handles every other case. */
-static inline pacoll_team_t *pc_api_plain(MPI_Comm comm, pacoll_coll_t coll,
-                                          const void *sendbuf, int sendcount,
-                                          MPI_Datatype sendtype, int recvcount,
-                                          MPI_Datatype recvtype, int root)
+/* The MPI library's own collective for a call of coll.  Inline, so an
+ * entry point, whose collective is a constant, calls PMPI_<coll> with no
+ * switch (coll is passed apart: once call's address has been taken, the
+ * compiler no longer knows call->coll). */
+static inline __attribute__((always_inline)) int pc_api_native_of(pacoll_coll_t coll,
+                                                                  const pc_mpi_call_t *call)
+{
+    switch (coll) {
+#define PC_NATIVE_CASE(lower, Camel, UPPER, shape) \
+    case PACOLL_##UPPER:                           \
+        return PMPI_##Camel(PC_CALL_ARGS_##shape(call));
+        PC_COLLS(PC_NATIVE_CASE)
+#undef PC_NATIVE_CASE
+    default:
+        return MPI_ERR_ARG;
+    }
+}
+
+static inline int pc_api_native(const pc_mpi_call_t *call)
+{
+    return pc_api_native_of(call->coll, call);
+}
+
+/* What the plain way's test found (pc_api_plain_test). */
+enum {
+    PC_PLAIN_OFF,  /* not plain: the call goes to dispatch */
+    PC_PLAIN_GO,   /* plain, begun: the caller hands the call to the MPI library */
+    PC_PLAIN_ASK   /* marked plain for one block size, and this block's type is not
+                    * the one remembered: pc_api_call asks MPI its size */
+};
+
+/* The plain way's test, the only one a call makes, on the entry point's own
+ * arguments (no pc_mpi_call_t is built for a plain call): t marked plain
+ * for this collective, for this block when the mark says so (the block
+ * pc_block_arg measures), with nothing pending on the verdict. */
+static inline __attribute__((always_inline)) int
+pc_api_plain_test(pacoll_team_t *t, const pc_team_api_t *a, pacoll_coll_t coll,
+                  const void *sendbuf, int sendcount, MPI_Datatype sendtype, int recvcount,
+                  MPI_Datatype recvtype, int root)
+{
+    unsigned char how = a ? a->plain[coll] : PC_PLAIN_NO;
+    if (!how)
+        return PC_PLAIN_OFF;
+    if (how == PC_PLAIN_SAME_M) {
+        int use_recv = sendbuf == MPI_IN_PLACE && (coll != PACOLL_GATHER || t->rank == root);
+        if ((use_recv ? recvtype : sendtype) != a->plain_type[coll] ||
+            (use_recv ? recvcount : sendcount) != a->plain_count[coll])
+            return PC_PLAIN_ASK;
+    }
+    return pc_plain_begin(t) ? PC_PLAIN_GO : PC_PLAIN_OFF;
+}
+
+/* comm's slot of the context's team cache when it holds comm's team, else
+ * NULL (the call then looks the team up: pc_team_find fills the cache).
+ * The slot's api is the team's (t->api), one load sooner. */
+static inline __attribute__((always_inline)) const pc_team_slot_t *pc_api_cached(MPI_Comm comm)
 {
     pc_context_t *ctx = pc_context_now();
     if (!ctx)
         return NULL;
     const pc_team_slot_t *s = pc_context_slot(ctx, comm);
-    pacoll_team_t *t = s->team;
-    if (!t || s->comm != comm || !t->plain[coll])
-        return NULL;
-    if (t->plain[coll] == PC_PLAIN_SAME_M) {
-        pc_mpi_call_t c = {.coll = coll, .sendbuf = sendbuf, .sendcount = sendcount,
-                           .sendtype = sendtype, .recvcount = recvcount, .recvtype = recvtype,
-                           .root = root};
-        int count;
-        MPI_Datatype dt;
-        if (!pc_plain_known_block(t, &c, &count, &dt))
-            return NULL;
-    }
-    return pc_plain_begin(t) ? t : NULL;
+    return s->team && s->comm == comm ? s : NULL;
 }
 
-/* The four collectives with the caller's return address, for the profiler,
- * and the name of the call the user made, for messages (a string literal:
- * "MPI_Alltoall", "MPI_ALLTOALL" from Fortran, "pacoll_alltoall"):
- * pacoll_* and the interposition wrappers (C and Fortran) call these. */
-int pc_api_alltoall(const void *ra, const char *where, const char *algo, const void *sendbuf,
-                    int sendcount,
-                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                    MPI_Comm comm);
-int pc_api_alltoallv(const void *ra, const char *where, const char *algo, const void *sendbuf,
-                     const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                     void *recvbuf, const int recvcounts[], const int rdispls[],
-                     MPI_Datatype recvtype, MPI_Comm comm);
-int pc_api_allgather(const void *ra, const char *where, const char *algo, const void *sendbuf,
-                     int sendcount,
-                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                     MPI_Comm comm);
-int pc_api_gather(const void *ra, const char *where, const char *algo, const void *sendbuf,
-                  int sendcount,
-                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  int root, MPI_Comm comm);
+/* Everything else a call does (api.c).  t is the communicator's team when
+ * the context's cache held it, else NULL and the call looks it up; plain is
+ * what pc_api_plain_test said of it (PC_PLAIN_OFF when t is NULL). */
+int pc_api_call(const pc_mpi_call_t *call, const char *algo, const void *ra, pacoll_team_t *t,
+                int plain);
+
+/* The plain test's arguments per shape of api/colls.h (alltoallv's plain
+ * mark is never by block: api.c plain_how). */
+#define PC_PLAIN_ARGS_BLOCK sendbuf, sendcount, sendtype, recvcount, recvtype, 0
+#define PC_PLAIN_ARGS_ROOTED sendbuf, sendcount, sendtype, recvcount, recvtype, root
+#define PC_PLAIN_ARGS_VECTOR sendbuf, 0, sendtype, 0, recvtype, 0
+
+/* A call that is not plain, described once (pc_mpi_call_t) and handed to
+ * pc_api_call: out of line (api.c), so an entry point's plain way keeps no
+ * stack frame.  One per collective, from PC_COLLS. */
+#define PC_API_SLOW_DECL(lower, Camel, UPPER, shape)                                          \
+    int pc_api_slow_##lower(const char *where, const char *algo, const void *ra,              \
+                            pacoll_team_t *t, int plain, PC_PARAMS_##shape);
+PC_COLLS(PC_API_SLOW_DECL)
+#undef PC_API_SLOW_DECL
+
+/* Every C entry point's body (the MPI_* wrappers of interpose/, pacoll_*
+ * and pacoll_*_alg), in a function whose parameters are PC_PARAMS_<shape>:
+ * one team lookup and one plain test on the arguments as they came, and a
+ * call the rules gave to the MPI library goes there with no call of
+ * pacoll's between; any other call goes to pc_api_slow_<lower>.  where:
+ * the call the user made, for messages; algo: the one named at the call
+ * site, NULL for the usual selection; ra: the caller's return address, for
+ * the profiler. */
+#define PC_API_ENTER(lower, Camel, UPPER, shape, where, algo, ra)                             \
+    do {                                                                                      \
+        const pc_team_slot_t *pc_s_ = pc_api_cached(comm);                                   \
+        int pc_plain_ = pc_s_ && !(algo) ? pc_api_plain_test(pc_s_->team, pc_s_->api,        \
+                                                             PACOLL_##UPPER,                  \
+                                                             PC_PLAIN_ARGS_##shape)           \
+                                         : PC_PLAIN_OFF;                                      \
+        if (pc_plain_ == PC_PLAIN_GO)                                                         \
+            return PMPI_##Camel(PC_ARGS_##shape);                                             \
+        return pc_api_slow_##lower(where, algo, ra, pc_s_ ? pc_s_->team : NULL, pc_plain_,    \
+                                   PC_ARGS_##shape);                                          \
+    } while (0)
+
+/* The same for a call already described (the Fortran wrappers, whose
+ * arguments are converted first). */
+static inline __attribute__((always_inline)) int pc_api_enter(const pc_mpi_call_t *call,
+                                                               const char *algo, const void *ra)
+{
+    pacoll_coll_t coll = call->coll;
+    const pc_team_slot_t *s = pc_api_cached(call->comm);
+    pacoll_team_t *t = s ? s->team : NULL;
+    int plain = s && !algo ? pc_api_plain_test(t, s->api, coll, call->sendbuf, call->sendcount,
+                                               call->sendtype, call->recvcount, call->recvtype,
+                                               call->root)
+                           : PC_PLAIN_OFF;
+    if (plain == PC_PLAIN_GO)
+        return pc_api_native_of(coll, call);
+    return pc_api_call(call, algo, ra, t, plain);
+}
 
 #endif

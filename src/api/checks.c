@@ -50,9 +50,9 @@ static int fail(pc_check_t *ck, int code, const char *fmt, ...)
 }
 
 /* Every message names the call the user made (MPI_Alltoall, pacoll_alltoall, ...). */
-static const char *coll_name(const pc_mpi_call_t *c)
+static const char *coll_name(const pc_mpi_call_t *call)
 {
-    return c->where ? c->where : pacoll_coll_name(c->coll);
+    return call->where ? call->where : pacoll_coll_name(call->coll);
 }
 
 /* A datatype must be a real one and committed before it is used in
@@ -61,29 +61,29 @@ static const char *coll_name(const pc_mpi_call_t *c)
  * for it (Open MPI and MPICH check it in MPI_Pack), on the team's private
  * communicator, whose error handler returns.  Predefined types are
  * committed, so only derived ones are probed. */
-static int check_type(const pc_mpi_call_t *c, pc_check_t *ck, MPI_Datatype dt, const char *which)
+static int check_type(const pc_mpi_call_t *call, pc_check_t *ck, MPI_Datatype dt, const char *which)
 {
     if (dt == MPI_DATATYPE_NULL)
-        return fail(ck, MPI_ERR_TYPE, "%s: %s is MPI_DATATYPE_NULL", coll_name(c), which);
+        return fail(ck, MPI_ERR_TYPE, "%s: %s is MPI_DATATYPE_NULL", coll_name(call), which);
     if (!PC_PLATFORM.guards || ck->probe_comm == MPI_COMM_NULL)
         return MPI_SUCCESS;
     int ni, na, nd, combiner;
     if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
-        return fail(ck, MPI_ERR_TYPE, "%s: %s is not a datatype", coll_name(c), which);
+        return fail(ck, MPI_ERR_TYPE, "%s: %s is not a datatype", coll_name(call), which);
     if (combiner == MPI_COMBINER_NAMED)
         return MPI_SUCCESS;
     char out[1];
     int pos = 0;
     if (PMPI_Pack(out, 0, dt, out, 0, &pos, ck->probe_comm) != MPI_SUCCESS)
-        return fail(ck, MPI_ERR_TYPE, "%s: %s is not committed (MPI_Type_commit)", coll_name(c),
+        return fail(ck, MPI_ERR_TYPE, "%s: %s is not committed (MPI_Type_commit)", coll_name(call),
                     which);
     return MPI_SUCCESS;
 }
 
-static int check_count(const pc_mpi_call_t *c, pc_check_t *ck, int count, const char *which)
+static int check_count(const pc_mpi_call_t *call, pc_check_t *ck, int count, const char *which)
 {
     if (count < 0)
-        return fail(ck, MPI_ERR_COUNT, "%s: %s is negative (%d)", coll_name(c), which, count);
+        return fail(ck, MPI_ERR_COUNT, "%s: %s is negative (%d)", coll_name(call), which, count);
     return MPI_SUCCESS;
 }
 
@@ -91,7 +91,7 @@ static int check_count(const pc_mpi_call_t *c, pc_check_t *ck, int count, const 
  * of absolute addresses; with a type whose data starts
  * at its origin it would touch address 0 (MPI_ERR_BUFFER, the class the
  * MPI libraries' own checks give). */
-static int check_buffer(const pc_mpi_call_t *c, pc_check_t *ck, const void *buf, size_t count,
+static int check_buffer(const pc_mpi_call_t *call, pc_check_t *ck, const void *buf, size_t count,
                         MPI_Datatype dt, const char *which)
 {
     if (buf != NULL || count == 0)
@@ -101,19 +101,20 @@ static int check_buffer(const pc_mpi_call_t *c, pc_check_t *ck, const void *buf,
     PMPI_Type_size(dt, &size);
     PMPI_Type_get_true_extent(dt, &tlb, &text);
     if (size > 0 && tlb == 0)
-        return fail(ck, MPI_ERR_BUFFER, "%s: %s is NULL but holds %zu elements", coll_name(c),
+        return fail(ck, MPI_ERR_BUFFER, "%s: %s is NULL but holds %zu elements", coll_name(call),
                     which, count);
     return MPI_SUCCESS;
 }
 
-static int check_counts(const pc_mpi_call_t *c, pc_check_t *ck, const int *counts,
+static int check_counts(const pc_mpi_call_t *call, pc_check_t *ck, const int *counts,
                         const int *displs, int size, const char *which)
 {
     if (!counts || !displs)
-        return fail(ck, MPI_ERR_ARG, "%s: %s or its displacements are NULL", coll_name(c), which);
+        return fail(ck, MPI_ERR_ARG, "%s: %s or its displacements are NULL", coll_name(call),
+                    which);
     for (int p = 0; p < size; p++)
         if (counts[p] < 0)
-            return fail(ck, MPI_ERR_COUNT, "%s: %s[%d] is negative (%d)", coll_name(c), which, p,
+            return fail(ck, MPI_ERR_COUNT, "%s: %s[%d] is negative (%d)", coll_name(call), which, p,
                         counts[p]);
     return MPI_SUCCESS;
 }
@@ -136,46 +137,46 @@ static size_t type_size(MPI_Datatype dt)
 /* Sender and receiver must use matching type signatures; the part one rank can see is its own block to itself (the
  * root's, for gather).  A mismatch would truncate: MPI_ERR_TRUNCATE, as
  * the MPI library reports it at the receiver. */
-static int check_signature(const pc_mpi_call_t *c, pc_check_t *ck, int rank)
+static int check_signature(const pc_mpi_call_t *call, pc_check_t *ck, int rank)
 {
-    int is_root = c->coll != PACOLL_GATHER || rank == c->root;
-    if (c->sendbuf == MPI_IN_PLACE || !is_root)
+    int is_root = call->coll != PACOLL_GATHER || rank == call->root;
+    if (call->sendbuf == MPI_IN_PLACE || !is_root)
         return MPI_SUCCESS;
-    size_t s = (size_t)c->sendcount * type_size(c->sendtype);
-    size_t r = (size_t)c->recvcount * type_size(c->recvtype);
+    size_t s = (size_t)call->sendcount * type_size(call->sendtype);
+    size_t r = (size_t)call->recvcount * type_size(call->recvtype);
     if (s != r)
         return fail(ck, MPI_ERR_TRUNCATE,
                     "%s: send and receive type signatures differ (%zu bytes sent per block, %zu "
                     "received)",
-                    coll_name(c), s, r);
+                    coll_name(call), s, r);
     return MPI_SUCCESS;
 }
 
-static int check_v(const pc_mpi_call_t *c, pc_check_t *ck, int size, int rank)
+static int check_v(const pc_mpi_call_t *call, pc_check_t *ck, int size, int rank)
 {
     int rc = MPI_SUCCESS;
-    if (c->sendbuf != MPI_IN_PLACE) {
-        rc = check_counts(c, ck, c->sendcounts, c->sdispls, size, "sendcounts");
+    if (call->sendbuf != MPI_IN_PLACE) {
+        rc = check_counts(call, ck, call->sendcounts, call->sdispls, size, "sendcounts");
         if (rc == MPI_SUCCESS)
-            rc = check_type(c, ck, c->sendtype, "sendtype");
+            rc = check_type(call, ck, call->sendtype, "sendtype");
         if (rc == MPI_SUCCESS)
-            rc = check_buffer(c, ck, c->sendbuf, sum_counts(c->sendcounts, size), c->sendtype,
-                              "sendbuf");
+            rc = check_buffer(call, ck, call->sendbuf, sum_counts(call->sendcounts, size),
+                              call->sendtype, "sendbuf");
     }
     if (rc == MPI_SUCCESS)
-        rc = check_counts(c, ck, c->recvcounts, c->rdispls, size, "recvcounts");
+        rc = check_counts(call, ck, call->recvcounts, call->rdispls, size, "recvcounts");
     if (rc == MPI_SUCCESS)
-        rc = check_type(c, ck, c->recvtype, "recvtype");
+        rc = check_type(call, ck, call->recvtype, "recvtype");
     if (rc == MPI_SUCCESS)
-        rc = check_buffer(c, ck, c->recvbuf, sum_counts(c->recvcounts, size), c->recvtype,
-                          "recvbuf");
-    if (rc != MPI_SUCCESS || c->sendbuf == MPI_IN_PLACE)
+        rc = check_buffer(call, ck, call->recvbuf, sum_counts(call->recvcounts, size),
+                          call->recvtype, "recvbuf");
+    if (rc != MPI_SUCCESS || call->sendbuf == MPI_IN_PLACE)
         return rc;
-    size_t s = (size_t)c->sendcounts[rank] * type_size(c->sendtype);
-    size_t r = (size_t)c->recvcounts[rank] * type_size(c->recvtype);
+    size_t s = (size_t)call->sendcounts[rank] * type_size(call->sendtype);
+    size_t r = (size_t)call->recvcounts[rank] * type_size(call->recvtype);
     if (s != r)
         return fail(ck, MPI_ERR_TRUNCATE,
-                    "%s: this rank sends itself %zu bytes but expects %zu", coll_name(c), s, r);
+                    "%s: this rank sends itself %zu bytes but expects %zu", coll_name(call), s, r);
     return MPI_SUCCESS;
 }
 
@@ -235,16 +236,17 @@ static int by_lo(const void *a, const void *b)
 /* alltoallv: do any send block and receive block share a byte?  (Blocks
  * may interleave legally; sorted sweep, O(P log P), only when the spans
  * overlap.)  -1 when out of memory. */
-static int blocks_overlap(const pc_mpi_call_t *c, int size)
+static int blocks_overlap(const pc_mpi_call_t *call, int size)
 {
     ival_t *iv = malloc(2 * (size_t)size * sizeof *iv);
     int n = 0;
     if (!iv)
         return -1;
     for (int k = 0; k < 2; k++) {
-        const void *buf = k ? c->recvbuf : c->sendbuf;
-        const int *cnt = k ? c->recvcounts : c->sendcounts, *dsp = k ? c->rdispls : c->sdispls;
-        MPI_Datatype dt = k ? c->recvtype : c->sendtype;
+        const void *buf = k ? call->recvbuf : call->sendbuf;
+        const int *cnt = k ? call->recvcounts : call->sendcounts;
+        const int *dsp = k ? call->rdispls : call->sdispls;
+        MPI_Datatype dt = k ? call->recvtype : call->sendtype;
         MPI_Aint lb, ext;
         PMPI_Type_get_extent(dt, &lb, &ext);
         for (int p = 0; p < size; p++)
@@ -269,77 +271,77 @@ static int blocks_overlap(const pc_mpi_call_t *c, int size)
 
 /* Send and receive buffers must not overlap, except through MPI_IN_PLACE
  * (the standard's rule on aliased arguments). */
-static int check_alias(const pc_mpi_call_t *c, pc_check_t *ck, int size, int rank)
+static int check_alias(const pc_mpi_call_t *call, pc_check_t *ck, int size, int rank)
 {
-    if (c->sendbuf == MPI_IN_PLACE)
+    if (call->sendbuf == MPI_IN_PLACE)
         return MPI_SUCCESS;
-    if (c->coll == PACOLL_GATHER && rank != c->root)
+    if (call->coll == PACOLL_GATHER && rank != call->root)
         return MPI_SUCCESS;
     uintptr_t slo, shi, rlo, rhi;
-    if (c->coll == PACOLL_ALLTOALLV) {
-        span_v(c->sendbuf, c->sendcounts, c->sdispls, size, c->sendtype, &slo, &shi);
-        span_v(c->recvbuf, c->recvcounts, c->rdispls, size, c->recvtype, &rlo, &rhi);
+    if (call->coll == PACOLL_ALLTOALLV) {
+        span_v(call->sendbuf, call->sendcounts, call->sdispls, size, call->sendtype, &slo, &shi);
+        span_v(call->recvbuf, call->recvcounts, call->rdispls, size, call->recvtype, &rlo, &rhi);
     } else {
-        size_t sblocks = c->coll == PACOLL_ALLTOALL ? (size_t)size : 1;
-        span(c->sendbuf, (size_t)c->sendcount * sblocks, c->sendtype, &slo, &shi);
-        span(c->recvbuf, (size_t)c->recvcount * (size_t)size, c->recvtype, &rlo, &rhi);
+        size_t sblocks = call->coll == PACOLL_ALLTOALL ? (size_t)size : 1;
+        span(call->sendbuf, (size_t)call->sendcount * sblocks, call->sendtype, &slo, &shi);
+        span(call->recvbuf, (size_t)call->recvcount * (size_t)size, call->recvtype, &rlo, &rhi);
     }
     if (!(slo < shi && rlo < rhi && slo < rhi && rlo < shi))
         return MPI_SUCCESS; /* the spans are apart */
-    if (!dense(c->sendtype) || !dense(c->recvtype))
+    if (!dense(call->sendtype) || !dense(call->recvtype))
         return MPI_SUCCESS; /* interleaved elements may be disjoint: packed, they are safe */
-    if (c->coll == PACOLL_ALLTOALLV && blocks_overlap(c, size) == 0)
+    if (call->coll == PACOLL_ALLTOALLV && blocks_overlap(call, size) == 0)
         return MPI_SUCCESS;
     return fail(ck, MPI_ERR_BUFFER, "%s: the send and receive buffers overlap; use MPI_IN_PLACE",
-                coll_name(c));
+                coll_name(call));
 }
 
 /* MPI_IN_PLACE is a send buffer only, and for gather only the root's
  */
-static int check_in_place(const pc_mpi_call_t *c, pc_check_t *ck, int rank)
+static int check_in_place(const pc_mpi_call_t *call, pc_check_t *ck, int rank)
 {
-    if (c->sendbuf == MPI_IN_PLACE && c->coll == PACOLL_GATHER && rank != c->root)
+    if (call->sendbuf == MPI_IN_PLACE && call->coll == PACOLL_GATHER && rank != call->root)
         return fail(ck, MPI_ERR_BUFFER,
-                    "%s: MPI_IN_PLACE is only valid as the root's send buffer", coll_name(c));
-    if (c->recvbuf == MPI_IN_PLACE)
-        return fail(ck, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not a receive buffer", coll_name(c));
+                    "%s: MPI_IN_PLACE is only valid as the root's send buffer", coll_name(call));
+    if (call->recvbuf == MPI_IN_PLACE)
+        return fail(ck, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not a receive buffer", coll_name(call));
     return MPI_SUCCESS;
 }
 
-int pc_check_call(const pc_mpi_call_t *c, int size, int rank, pc_check_t *ck)
+int pc_check_call(const pc_mpi_call_t *call, int size, int rank, pc_check_t *ck)
 {
     int rc;
     ck->code = MPI_SUCCESS;
     ck->msg[0] = 0;
     /* the root is the same on every rank and one of them */
-    if (c->coll == PACOLL_GATHER && (c->root < 0 || c->root >= size))
-        return fail(ck, MPI_ERR_ROOT, "%s: root %d is not a rank of the %d", coll_name(c), c->root,
-                    size);
-    if ((rc = check_in_place(c, ck, rank)) != MPI_SUCCESS)
+    if (call->coll == PACOLL_GATHER && (call->root < 0 || call->root >= size))
+        return fail(ck, MPI_ERR_ROOT, "%s: root %d is not a rank of the %d", coll_name(call),
+                    call->root, size);
+    if ((rc = check_in_place(call, ck, rank)) != MPI_SUCCESS)
         return rc;
-    if (c->coll == PACOLL_ALLTOALLV) {
-        if ((rc = check_v(c, ck, size, rank)) != MPI_SUCCESS)
+    if (call->coll == PACOLL_ALLTOALLV) {
+        if ((rc = check_v(call, ck, size, rank)) != MPI_SUCCESS)
             return rc;
-        return check_alias(c, ck, size, rank);
+        return check_alias(call, ck, size, rank);
     }
     /* a non-root's receive arguments are not significant */
-    int recv_matters = c->coll != PACOLL_GATHER || rank == c->root;
-    size_t sblocks = c->coll == PACOLL_ALLTOALL ? (size_t)size : 1;
-    if (c->sendbuf != MPI_IN_PLACE) {
-        if ((rc = check_count(c, ck, c->sendcount, "sendcount")) != MPI_SUCCESS ||
-            (rc = check_type(c, ck, c->sendtype, "sendtype")) != MPI_SUCCESS ||
-            (rc = check_buffer(c, ck, c->sendbuf, (size_t)c->sendcount * sblocks, c->sendtype,
-                               "sendbuf")) != MPI_SUCCESS)
+    int recv_matters = call->coll != PACOLL_GATHER || rank == call->root;
+    size_t sblocks = call->coll == PACOLL_ALLTOALL ? (size_t)size : 1;
+    if (call->sendbuf != MPI_IN_PLACE) {
+        if ((rc = check_count(call, ck, call->sendcount, "sendcount")) != MPI_SUCCESS ||
+            (rc = check_type(call, ck, call->sendtype, "sendtype")) != MPI_SUCCESS ||
+            (rc = check_buffer(call, ck, call->sendbuf, (size_t)call->sendcount * sblocks,
+                               call->sendtype, "sendbuf")) != MPI_SUCCESS)
             return rc;
     }
     if (recv_matters) {
-        if ((rc = check_count(c, ck, c->recvcount, "recvcount")) != MPI_SUCCESS ||
-            (rc = check_type(c, ck, c->recvtype, "recvtype")) != MPI_SUCCESS ||
-            (rc = check_buffer(c, ck, c->recvbuf, (size_t)c->recvcount * (size_t)size,
-                               c->recvtype, "recvbuf")) != MPI_SUCCESS)
+        if ((rc = check_count(call, ck, call->recvcount, "recvcount")) != MPI_SUCCESS ||
+            (rc = check_type(call, ck, call->recvtype, "recvtype")) != MPI_SUCCESS ||
+            (rc = check_buffer(call, ck, call->recvbuf, (size_t)call->recvcount * (size_t)size,
+                               call->recvtype, "recvbuf")) != MPI_SUCCESS)
             return rc;
     }
-    if ((rc = check_signature(c, ck, rank)) != MPI_SUCCESS)
+    if ((rc = check_signature(call, ck, rank)) != MPI_SUCCESS)
         return rc;
-    return check_alias(c, ck, size, rank);
+    return check_alias(call, ck, size, rank);
 }

@@ -203,9 +203,9 @@ static int layout_in_order(MPI_Datatype dt, const dtinfo_t *d)
 
 static void dt_info(pacoll_team_t *t, MPI_Datatype dt, dtinfo_t *d)
 {
-    for (int i = 0; i < t->named_count; i++)
-        if (t->named_types[i].dt == dt) {
-            *d = t->named_types[i].info;
+    for (int i = 0; i < t->api->named_count; i++)
+        if (t->api->named_types[i].dt == dt) {
+            *d = t->api->named_types[i].info;
             return;
         }
     int s = 0, ni, na, nd, combiner;
@@ -217,9 +217,11 @@ static void dt_info(pacoll_team_t *t, MPI_Datatype dt, dtinfo_t *d)
     if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS) {
         d->contig = 0;
     } else if (combiner == MPI_COMBINER_NAMED) { /* in memory order by definition */
-        int i = t->named_count < PC_NAMED_TYPES ? t->named_count++ : t->named_next++ % PC_NAMED_TYPES;
-        t->named_types[i].dt = dt;
-        t->named_types[i].info = *d;
+        pc_team_api_t *api = t->api;
+        int i = api->named_count < PC_NAMED_TYPES ? api->named_count++
+                                                  : api->named_next++ % PC_NAMED_TYPES;
+        api->named_types[i].dt = dt;
+        api->named_types[i].info = *d;
     } else if (d->contig) {
         d->contig = layout_in_order(dt, d);
     }
@@ -302,11 +304,11 @@ static int copy_out(const char *in, void *ubuf, MPI_Datatype dt, const dtinfo_t 
     return copy_elems(0, ubuf, dt, d, first, count, (char *)in, comm);
 }
 
-size_t pc_block_bytes(const pc_mpi_call_t *c, int rank)
+size_t pc_block_bytes(const pc_mpi_call_t *call, int rank)
 {
     int count;
     MPI_Datatype dt;
-    pc_block_arg(c, rank, &count, &dt);
+    pc_block_arg(call, rank, &count, &dt);
     int s = 0;
     if (count <= 0 || dt == MPI_DATATYPE_NULL) /* unchecked arguments select too */
         return 0;
@@ -316,58 +318,58 @@ size_t pc_block_bytes(const pc_mpi_call_t *c, int rank)
 
 /* ------------------------------------------- alltoall, allgather, gather */
 
-static int norm_uniform(const pc_mpi_call_t *c, pacoll_team_t *t, pc_norm_t *n)
+static int norm_uniform(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n)
 {
     int P = t->size, me = t->rank;
-    int is_root = c->coll != PACOLL_GATHER || me == c->root;
-    size_t m = pc_block_bytes(c, me);
+    int is_root = call->coll != PACOLL_GATHER || me == call->root;
+    size_t m = pc_block_bytes(call, me);
     dtinfo_t s = {0}, r = {0};
-    if (c->sendbuf != MPI_IN_PLACE)
-        dt_info(t, c->sendtype, &s);
+    if (call->sendbuf != MPI_IN_PLACE)
+        dt_info(t, call->sendtype, &s);
     if (is_root)
-        dt_info(t, c->recvtype, &r);
+        dt_info(t, call->recvtype, &r);
     pc_args_t *a = &n->args;
     a->m = m;
-    a->root = c->root;
-    size_t sblocks = c->coll == PACOLL_ALLTOALL ? (size_t)P : 1;
-    n->sent = m * (c->coll == PACOLL_GATHER ? 1 : (size_t)P);
+    a->root = call->root;
+    size_t sblocks = call->coll == PACOLL_ALLTOALL ? (size_t)P : 1;
+    n->sent = m * (call->coll == PACOLL_GATHER ? 1 : (size_t)P);
     /* receive area */
     if (is_root && (r.contig || m == 0)) {
-        a->rbuf = addr(c->recvbuf, r.tlb);
+        a->rbuf = addr(call->recvbuf, r.tlb);
     } else if (is_root) {
         if (!(n->rtmp = malloc((size_t)P * m)))
             return MPI_ERR_NO_MEM;
         a->rbuf = n->rtmp;
     }
     /* send data */
-    if (c->sendbuf == MPI_IN_PLACE && c->coll == PACOLL_ALLTOALL) {
+    if (call->sendbuf == MPI_IN_PLACE && call->coll == PACOLL_ALLTOALL) {
         if (!(n->stmp = malloc((size_t)P * m)))
             return MPI_ERR_NO_MEM;
         for (int p = 0; p < P; p++) {
-            int rc = copy_in(c->recvbuf, c->recvtype, &r, (MPI_Aint)p * c->recvcount,
-                             (size_t)c->recvcount, (char *)n->stmp + (size_t)p * m, c->comm);
+            int rc = copy_in(call->recvbuf, call->recvtype, &r, (MPI_Aint)p * call->recvcount,
+                             (size_t)call->recvcount, (char *)n->stmp + (size_t)p * m, call->comm);
             if (rc != MPI_SUCCESS)
                 return rc;
         }
         a->sbuf = n->stmp;
-    } else if (c->sendbuf == MPI_IN_PLACE) { /* allgather, gather root: my block is in rbuf */
+    } else if (call->sendbuf == MPI_IN_PLACE) { /* allgather, gather root: my block is in rbuf */
         char *mine = a->rbuf + (size_t)me * m;
         if (n->rtmp) {
-            int rc = copy_in(c->recvbuf, c->recvtype, &r, (MPI_Aint)me * c->recvcount,
-                             (size_t)c->recvcount, mine, c->comm);
+            int rc = copy_in(call->recvbuf, call->recvtype, &r, (MPI_Aint)me * call->recvcount,
+                             (size_t)call->recvcount, mine, call->comm);
             if (rc != MPI_SUCCESS)
                 return rc;
         }
         a->sbuf = mine;
     } else if (s.contig || m == 0) {
-        a->sbuf = addr(c->sendbuf, s.tlb);
+        a->sbuf = addr(call->sendbuf, s.tlb);
     } else {
         if (!(n->stmp = malloc(sblocks * m)))
             return MPI_ERR_NO_MEM;
-        size_t per = (size_t)c->sendcount;
+        size_t per = (size_t)call->sendcount;
         for (size_t p = 0; p < sblocks; p++) {
-            int rc = copy_in(c->sendbuf, c->sendtype, &s, (MPI_Aint)(p * per), per,
-                             (char *)n->stmp + p * m, c->comm);
+            int rc = copy_in(call->sendbuf, call->sendtype, &s, (MPI_Aint)(p * per), per,
+                             (char *)n->stmp + p * m, call->comm);
             if (rc != MPI_SUCCESS)
                 return rc;
         }
@@ -419,24 +421,24 @@ static int norm_side(pacoll_team_t *t, const void *ubuf, const int *counts, cons
     return MPI_SUCCESS;
 }
 
-static int norm_v(const pc_mpi_call_t *c, pacoll_team_t *t, pc_norm_t *n)
+static int norm_v(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n)
 {
     int P = t->size;
     if (!(n->vec = malloc(4 * (size_t)P * sizeof(size_t))))
         return MPI_ERR_NO_MEM;
     size_t *sc = n->vec, *sd = sc + P, *rc_ = sd + P, *rd = rc_ + P;
     const char *rbase;
-    int rc = norm_side(t, c->recvbuf, c->recvcounts, c->rdispls, c->recvtype, P, rc_, rd, &rbase,
-                       &n->rtmp, 0, 0, c->comm);
+    int rc = norm_side(t, call->recvbuf, call->recvcounts, call->rdispls, call->recvtype, P, rc_,
+                       rd, &rbase, &n->rtmp, 0, 0, call->comm);
     n->args.rbuf = (char *)rbase;
     if (rc != MPI_SUCCESS)
         return rc;
-    if (c->sendbuf == MPI_IN_PLACE) /* send what the receive buffer holds */
-        rc = norm_side(t, c->recvbuf, c->recvcounts, c->rdispls, c->recvtype, P, sc, sd,
-                       &n->args.sbuf, &n->stmp, 1, 1, c->comm);
+    if (call->sendbuf == MPI_IN_PLACE) /* send what the receive buffer holds */
+        rc = norm_side(t, call->recvbuf, call->recvcounts, call->rdispls, call->recvtype, P, sc, sd,
+                       &n->args.sbuf, &n->stmp, 1, 1, call->comm);
     else
-        rc = norm_side(t, c->sendbuf, c->sendcounts, c->sdispls, c->sendtype, P, sc, sd,
-                       &n->args.sbuf, &n->stmp, 0, 1, c->comm);
+        rc = norm_side(t, call->sendbuf, call->sendcounts, call->sdispls, call->sendtype, P, sc, sd,
+                       &n->args.sbuf, &n->stmp, 0, 1, call->comm);
     n->args.scounts = sc, n->args.sdispls = sd, n->args.rcounts = rc_, n->args.rdispls = rd;
     n->sent = 0;
     for (int p = 0; p < P; p++)
@@ -444,37 +446,37 @@ static int norm_v(const pc_mpi_call_t *c, pacoll_team_t *t, pc_norm_t *n)
     return rc;
 }
 
-int pc_normalize(const pc_mpi_call_t *c, pacoll_team_t *t, pc_norm_t *n)
+int pc_normalize(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n)
 {
     memset(n, 0, sizeof *n);
-    n->args.coll = c->coll;
-    return c->coll == PACOLL_ALLTOALLV ? norm_v(c, t, n) : norm_uniform(c, t, n);
+    n->args.coll = call->coll;
+    return call->coll == PACOLL_ALLTOALLV ? norm_v(call, t, n) : norm_uniform(call, t, n);
 }
 
-static int unpack_all(const pc_mpi_call_t *c, pacoll_team_t *t, pc_norm_t *n)
+static int unpack_all(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n)
 {
     int P = t->size;
     dtinfo_t r;
-    dt_info(t, c->recvtype, &r);
+    dt_info(t, call->recvtype, &r);
     for (int p = 0; p < P; p++) {
         int rc;
-        if (c->coll == PACOLL_ALLTOALLV)
-            rc = copy_out(n->args.rbuf + n->args.rdispls[p], c->recvbuf, c->recvtype, &r,
-                          c->rdispls[p], (size_t)c->recvcounts[p], c->comm);
+        if (call->coll == PACOLL_ALLTOALLV)
+            rc = copy_out(n->args.rbuf + n->args.rdispls[p], call->recvbuf, call->recvtype, &r,
+                          call->rdispls[p], (size_t)call->recvcounts[p], call->comm);
         else
-            rc = copy_out(n->args.rbuf + (size_t)p * n->args.m, c->recvbuf, c->recvtype, &r,
-                          (MPI_Aint)p * c->recvcount, (size_t)c->recvcount, c->comm);
+            rc = copy_out(n->args.rbuf + (size_t)p * n->args.m, call->recvbuf, call->recvtype, &r,
+                          (MPI_Aint)p * call->recvcount, (size_t)call->recvcount, call->comm);
         if (rc != MPI_SUCCESS)
             return rc;
     }
     return MPI_SUCCESS;
 }
 
-int pc_norm_finish(const pc_mpi_call_t *c, pacoll_team_t *t, pc_norm_t *n, int ok)
+int pc_norm_finish(const pc_mpi_call_t *call, pacoll_team_t *t, pc_norm_t *n, int ok)
 {
     int rc = MPI_SUCCESS;
     if (ok && n->rtmp)
-        rc = unpack_all(c, t, n);
+        rc = unpack_all(call, t, n);
     free(n->stmp);
     free(n->rtmp);
     free(n->vec);

@@ -60,7 +60,7 @@ int pc_api_hints_set(const char *where, MPI_Comm comm, MPI_Info info, int replac
             idx = -1;
         }
         if (idx >= 0 || pc_comm_choice(comm, (pacoll_coll_t)c) >= 0)
-            rc = pc_comm_choose(comm, (pacoll_coll_t)c, idx);
+            rc = pc_api_choose(comm, (pacoll_coll_t)c, idx);
     }
     return rc;
 }

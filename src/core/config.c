@@ -364,7 +364,8 @@ void pc_config_warn_unknown(void)
                     q.closest);
         else
             fprintf(stderr,
-                    "pacoll: %s is not a pacoll setting (README.md, \"Environment\", lists them)\n",
+                    "pacoll: %s is not a pacoll setting (pacoll-info --settings and "
+                    "docs/ENV.md list them)\n",
                     name);
     }
     fflush(stderr);

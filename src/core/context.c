@@ -126,7 +126,7 @@ void pc_context_remove_team(pc_context_t *ctx, pacoll_team_t *t)
     pthread_mutex_lock(&ctx->lock);
     for (int i = 0; i < PC_TEAM_CACHE; i++)
         if (ctx->team_cache[i].team == t)
-            ctx->team_cache[i].team = NULL;
+            ctx->team_cache[i].team = NULL, ctx->team_cache[i].api = NULL;
     for (pacoll_team_t **p = &ctx->teams; *p; p = &(*p)->next) {
         if (*p == t) {
             *p = t->next;

@@ -29,7 +29,9 @@
 #define PC_TEAM_CACHE 8
 typedef struct pc_team_slot {
     MPI_Comm comm;
-    pacoll_team_t *team; /* NULL: empty */
+    pacoll_team_t *team;             /* NULL: empty */
+    const struct pc_team_api *api;   /* team->api, copied (pc_team_cache_refresh): a call
+                                      * reads the api's plain marks one load sooner */
 } pc_team_slot_t;
 
 typedef struct pc_context {
@@ -44,9 +46,9 @@ typedef struct pc_context {
     pc_team_slot_t team_cache[PC_TEAM_CACHE];
     /* The selection rules, parsed once for every team (select.c): from
      * rules_path, "" for the built-in ones; read-only once parsed. */
-    void *rules;
+    struct pc_rules *rules;
     char *rules_path;
-    void (*rules_free)(void *rules);
+    void (*rules_free)(struct pc_rules *rules);
 } pc_context_t;
 
 /* The keyval teams hang on, made on first use. */

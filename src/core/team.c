@@ -117,7 +117,7 @@ static int team_init(pacoll_team_t *t, MPI_Comm comm)
     t->nic = -1;
     pc_config_read(&t->cfg);
     for (int c = 0; c < PACOLL_NCOLL; c++) {
-        t->last_algo[c] = t->pick[c].idx = -1;
+        t->last_algo[c] = -1;
         t->comm_choice[c] = pc_comm_choice(comm, (pacoll_coll_t)c);
     }
     /* The set-up's collectives wait inside the MPI library, which has no
@@ -234,8 +234,6 @@ static void free_comm(MPI_Comm *c)
 
 static void free_memory(pacoll_team_t *t)
 {
-    if (t->rules_free)
-        t->rules_free(t->rules);
     free(t->node_of);
     free(t->local_of);
     free(t->host_of);
@@ -297,10 +295,8 @@ int pc_comm_choose(MPI_Comm comm, pacoll_coll_t coll, int idx)
     if (rc != MPI_SUCCESS)
         return rc;
     pacoll_team_t *t = pc_team_find(comm);
-    if (t) {
+    if (t)
         t->comm_choice[coll] = idx;
-        t->plain[coll] = 0; /* the next call asks the dispatch again (api.h) */
-    }
     return MPI_SUCCESS;
 }
 
@@ -315,8 +311,16 @@ pacoll_team_t *pc_team_find(MPI_Comm comm)
     if (PMPI_Comm_get_attr(comm, pc_team_keyval(), &t, &flag) != MPI_SUCCESS || !flag)
         return NULL;
     if (slot && !t->thread_multiple) /* one thread at a time calls MPI */
-        slot->comm = comm, slot->team = t;
+        slot->comm = comm, slot->team = t, slot->api = t->api;
     return t;
+}
+
+void pc_team_cache_refresh(pacoll_team_t *t)
+{
+    pc_context_t *ctx = pc_context_now();
+    pc_team_slot_t *slot = ctx ? pc_context_slot(ctx, t->user) : NULL;
+    if (slot && slot->team == t)
+        slot->api = t->api;
 }
 
 pacoll_team_t *pc_team_open(MPI_Comm comm, int *err)

@@ -17,6 +17,14 @@
 #include "core/config.h"
 #include "core/verdict.h"
 
+/* State the layers above keep per team, defined and owned by them (core
+ * never looks inside; each hangs its own on the team with pc_team_ext_set,
+ * which frees it with the team): the selection's (select/select.h) and
+ * the api's (api/api.h); and the rules the context shares (select.h). */
+struct pc_team_select;
+struct pc_team_api;
+struct pc_rules;
+
 /* Per algorithm: calls and bytes, and what its calls cost the channel
  * (rdma-allgather §3.3-3.4: address exchanges and registrations per call). */
 typedef struct pc_stat {
@@ -27,7 +35,8 @@ typedef struct pc_stat {
 } pc_stat_t;
 #define PC_STAT_FIELDS 5
 
-/* State an algorithm keeps on a team between calls (multileader's lanes):
+/* State an algorithm or a layer keeps on a team between calls (multileader's lanes,
+ * the api's and the selection's own):
  * found by the owner's key, freed with the team, before its communicators
  * (local: no MPI calls, MPI is gone). */
 typedef struct pc_team_ext {
@@ -36,15 +45,6 @@ typedef struct pc_team_ext {
     void (*free)(pacoll_team_t *t, void *obj, int local);
 } pc_team_ext_t;
 #define PC_TEAM_EXTS 4
-
-/* A datatype as the api moves it (api/datatype.c): bounds, size, and
- * whether a block is used in place (one increasing run of bytes). */
-typedef struct pc_dtinfo {
-    MPI_Aint lb, ext, tlb, text;
-    size_t size;
-    int contig;
-} pc_dtinfo_t;
-#define PC_NAMED_TYPES 4
 
 struct pacoll_team {
     MPI_Comm user;  /* the communicator the team belongs to (not owned) */
@@ -78,35 +78,15 @@ struct pacoll_team {
     int nic;           /* the NIC's nature (enum pc_nic), -1 until a rule asks (select/nic.c) */
     pc_team_ext_t ext[PC_TEAM_EXTS]; /* algorithms' state (pc_team_ext) */
 
-    /* ---- the plain way (api.c): every call handed to the MPI library reads
-     * these and the verdict's head, so they sit together ---- */
-    unsigned char plain[PACOLL_NCOLL]; /* that choice was the MPI library, by the
-                                        * rules, with nothing to say or count */
-    int plain_count[PACOLL_NCOLL];     /* ... for the block of this count */
-    MPI_Datatype plain_type[PACOLL_NCOLL]; /* of this named type (NULL: not known yet) */
+    /* ---- every call handed to the MPI library reads these two (the api's
+     * plain way, api.h) and the verdict's head, so they sit together ---- */
+    struct pc_team_api *api;    /* the api's state, NULL until the team's first call */
     pc_verdict_t verdict; /* calls rejected on some ranks only (verdict.h) */
-    /* Named datatypes the api has described (api/datatype.c): a named type's
-     * layout never changes and its handle is never freed, so its description
-     * is kept rather than asked of MPI on every call. */
-    struct {
-        MPI_Datatype dt;
-        pc_dtinfo_t info;
-    } named_types[PC_NAMED_TYPES];
-    int named_count, named_next;
+    struct pc_team_select *sel; /* the selection's state, NULL until its first choice */
     struct pacoll_team *parent; /* the team a sub-team (multileader's lane) serves */
     int comm_choice[PACOLL_NCOLL]; /* pc_comm_choose's, -1 = none */
     int last_algo[PACOLL_NCOLL];   /* registry index of the last call, -1 = none */
-    uint64_t said_choice[PACOLL_NCOLL]; /* PACOLL_VERBOSE: size ranges whose choice was said */
     pc_stat_t stats[PC_MAX_ALGOS];
-    void *rules;       /* selection rules (select/select.c): the context's, else its own */
-    struct {           /* the last automatic choice per collective: programs call */
-        size_t m;      /* with the same sizes again and again (select.c) */
-        int idx;       /* -1 = none yet */
-        int any_m;     /* it did not depend on m */
-    } pick[PACOLL_NCOLL];
-    void *prof;        /* the api's: the profiler (profile/), NULL when off, */
-    int prof_known;    /* looked up once per team rather than once per call */
-    void (*rules_free)(void *rules);
     struct pacoll_team *next; /* the context's list of live teams */
     int orphaned; /* MPI is tearing down without pacoll's finalize: free locally */
 };
@@ -128,6 +108,8 @@ int pc_team_ready(pacoll_team_t *t);
 pacoll_team_t *pc_team_get(MPI_Comm comm, int *err);
 /* The team of comm if it has one (no MPI communication), else NULL. */
 pacoll_team_t *pc_team_find(MPI_Comm comm);
+/* t->api changed: the context's team cache copies it again. */
+void pc_team_cache_refresh(pacoll_team_t *t);
 /* Frees a team (collective over its communicator). */
 void pc_team_free(pacoll_team_t *team);
 /* Frees only this process's memory (no MPI calls): for teams orphaned by

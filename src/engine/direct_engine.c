@@ -545,7 +545,7 @@ static int heard_from_all(const pacoll_team_t *t, const pc_layout_t *x)
     return 1;
 }
 
-int pc_exchange(pacoll_team_t *t, const char *what, const pc_layout_t *x, const pc_xopts_t *o)
+int pc_direct_run(pacoll_team_t *t, const char *what, const pc_layout_t *x, const pc_xopts_t *o)
 {
     pc_call_t c;
     pc_call_begin(&c, &t->chan, what);
@@ -570,7 +570,7 @@ int pc_exchange(pacoll_team_t *t, const char *what, const pc_layout_t *x, const 
 int pc_direct_exchange(pacoll_team_t *t, const char *what, const pc_layout_t *x)
 {
     pc_xopts_t o = {.pap = 0, .copy_max = SIZE_MAX};
-    return pc_exchange(t, what, x, &o);
+    return pc_direct_run(t, what, x, &o);
 }
 
 pc_xopts_t pc_pap_opts(const pacoll_team_t *t)

@@ -71,8 +71,8 @@ int pc_direct_peer(const pacoll_team_t *t, int i, int dir);
 
 /* The plain k-port Direct exchange (`direct`). */
 int pc_direct_exchange(pacoll_team_t *t, const char *what, const pc_layout_t *x);
-/* The exchange with explicit options (plain or arrival-aware). */
-int pc_exchange(pacoll_team_t *t, const char *what, const pc_layout_t *x, const pc_xopts_t *o);
+/* Runs the Direct engine with explicit options (plain or arrival-aware). */
+int pc_direct_run(pacoll_team_t *t, const char *what, const pc_layout_t *x, const pc_xopts_t *o);
 /* The options of `pap_direct` on this team (PACOLL_PAP_THRESHOLD). */
 pc_xopts_t pc_pap_opts(const pacoll_team_t *t);
 

@@ -123,18 +123,18 @@ static int share_begin(pc_smp_t *s)
     return MPI_SUCCESS;
 }
 
-/* Bytes [*lo, *hi) of the node buffer that chunk c of node n covers. */
-static void chunk_span(const pc_smp_t *s, int n, int c, size_t *lo, size_t *hi)
+/* Bytes [*lo, *hi) of the node buffer that node n's chunk chunk_no covers. */
+static void chunk_span(const pc_smp_t *s, int n, int chunk_no, size_t *lo, size_t *hi)
 {
     const int *nf = s->t->node_first;
     size_t end = (size_t)nf[n + 1] * s->m;
-    *lo = (size_t)nf[n] * s->m + (size_t)(c - s->first[n]) * s->chunk;
+    *lo = (size_t)nf[n] * s->m + (size_t)(chunk_no - s->first[n]) * s->chunk;
     *hi = *lo + s->chunk < end ? *lo + s->chunk : end;
 }
 
-/* Whether chunk c of node n is in the node buffer: a remote node once it
+/* Whether node n's chunk chunk_no is in the node buffer: a remote node once it
  * has landed, my own node's blocks once their ranks have posted. */
-static int chunk_ready(pc_smp_t *s, int n, int c)
+static int chunk_ready(pc_smp_t *s, int n, int chunk_no)
 {
     const pacoll_team_t *t = s->t;
     if (pc_seg_remote_posted(&s->op, n))
@@ -142,7 +142,7 @@ static int chunk_ready(pc_smp_t *s, int n, int c)
     if (n != t->node)
         return 0;
     size_t lo, hi;
-    chunk_span(s, n, c, &lo, &hi);
+    chunk_span(s, n, chunk_no, &lo, &hi);
     for (int i = (int)(lo / s->m); (size_t)i * s->m < hi; i++)
         if (i - t->node_first[n] != t->local_rank && !pc_seg_posted(&s->op, i - t->node_first[n]))
             return 0;
@@ -182,12 +182,12 @@ static int copy_span(pc_smp_t *s, int local, size_t lo, size_t hi)
     return rc;
 }
 
-/* Copies chunk c of node n into local rank `local`'s receive buffer, then
+/* Copies node n's chunk chunk_no into local rank `local`'s receive buffer, then
  * counts it in that rank's row (a failure is kept in share_rc). */
-static void copy_chunk(pc_smp_t *s, int local, int n, int c)
+static void copy_chunk(pc_smp_t *s, int local, int n, int chunk_no)
 {
     size_t lo, hi;
-    chunk_span(s, n, c, &lo, &hi);
+    chunk_span(s, n, chunk_no, &lo, &hi);
     int rc = copy_span(s, local, lo, hi);
     if (rc != MPI_SUCCESS) {
         s->share_rc = rc;
@@ -216,12 +216,12 @@ static int claim(pc_smp_t *s, int local, int n, size_t min, int *spent)
         *spent = 1;
         return -1;
     }
-    for (int c = *h; c < s->first[n + 1]; c++) {
-        if (__atomic_load_n(&cl[c], __ATOMIC_RELAXED) || !chunk_ready(s, n, c))
+    for (int chunk_no = *h; chunk_no < s->first[n + 1]; chunk_no++) {
+        if (__atomic_load_n(&cl[chunk_no], __ATOMIC_RELAXED) || !chunk_ready(s, n, chunk_no))
             continue;
-        chunk_span(s, n, c, &lo, &hi);
-        if (hi - lo >= min && !__atomic_exchange_n(&cl[c], 1, __ATOMIC_ACQ_REL))
-            return c;
+        chunk_span(s, n, chunk_no, &lo, &hi);
+        if (hi - lo >= min && !__atomic_exchange_n(&cl[chunk_no], 1, __ATOMIC_ACQ_REL))
+            return chunk_no;
     }
     return -1;
 }
@@ -231,11 +231,11 @@ static int own_step(pc_smp_t *s)
 {
     int me = s->t->local_rank;
     for (int i = 0; i < s->nn; i++) {
-        int n = (s->t->node + i) % s->nn, spent, c;
+        int n = (s->t->node + i) % s->nn, spent, chunk_no;
         if (s->spent[n])
             continue;
-        if ((c = claim(s, me, n, 0, &spent)) >= 0) {
-            copy_chunk(s, me, n, c);
+        if ((chunk_no = claim(s, me, n, 0, &spent)) >= 0) {
+            copy_chunk(s, me, n, chunk_no);
             return 1;
         }
         if (spent)
@@ -249,13 +249,13 @@ static int help_step(pc_smp_t *s)
 {
     int me = s->t->local_rank, size = s->t->local_size;
     for (int j = 1; j < size; j++) {
-        int d = (me + j) % size, spent, c;
+        int d = (me + j) % size, spent, chunk_no;
         if (!pc_seg_posted(&s->op, d) || row(s, d)[ROW_TICKET] != s->op.ticket)
             continue;
         for (int i = 0; i < s->nn; i++) {
             int n = (s->t->node + i) % s->nn;
-            if ((c = claim(s, d, n, HELP_MIN, &spent)) >= 0) {
-                copy_chunk(s, d, n, c);
+            if ((chunk_no = claim(s, d, n, HELP_MIN, &spent)) >= 0) {
+                copy_chunk(s, d, n, chunk_no);
                 return 1;
             }
         }

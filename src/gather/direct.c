@@ -49,7 +49,7 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
     if (root)
         x.send_count = none; /* the root's own block is the local copy */
     pc_xopts_t o = {.pap = 0, .copy_max = pc_gather_direct_copy_max(t)};
-    return pc_exchange(t, "gather direct", &x, &o);
+    return pc_direct_run(t, "gather direct", &x, &o);
 }
 
 const pacoll_algo_t pc_gather_direct = {

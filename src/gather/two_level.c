@@ -138,7 +138,7 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
     if (rc != MPI_SUCCESS)
         s.x.send_count = none;
     pc_xopts_t o = {.pap = 0, .copy_max = copy_max(t, a->m)};
-    int rc2 = pc_exchange(t, "gather two_level", &s.x, &o);
+    int rc2 = pc_direct_run(t, "gather two_level", &s.x, &o);
     if (rc == MPI_SUCCESS)
         rc = rc2;
     if (use_seg && leader) /* my writes out of the segment are complete */

@@ -4,13 +4,13 @@
  * An unchanged C (or C++) MPI program reaches pacoll through
  * LD_PRELOAD=libpacoll_preload.so: the dynamic linker resolves the program's
  * calls to MPI_Alltoall, MPI_Alltoallv, MPI_Allgather and MPI_Gather to the
- * definitions below instead of the MPI library's.  Each one takes the plain
- * way first (api.h pc_api_plain: a call of a shape the rules already gave to
- * the MPI library goes straight to PMPI_*, with no call of pacoll's between),
- * else forwards to the matching pacoll entry point (pc_api_*: pacoll_* plus
- * the caller's address, which the profiler records), which decides whether
- * one of its algorithms runs or the call goes to the MPI library through
- * PMPI_* (the profiling names, which these wrappers never shadow).
+ * definitions below instead of the MPI library's, made from the table of
+ * api/colls.h.  Each one is PC_API_ENTER (api.h) with the caller's address,
+ * which the profiler records: it takes the plain way first (a call of a
+ * shape the rules already gave to the MPI library goes straight to PMPI_*,
+ * with no call of pacoll's between), else decides whether one of pacoll's
+ * algorithms runs or the call goes to the MPI library through PMPI_* (the
+ * profiling names, which these wrappers never shadow).
  *
  * This file is compiled into libpacoll_preload.so only (the build defines
  * PACOLL_PRELOAD=1 there): libpacoll.so must not define MPI_* names, or a
@@ -33,52 +33,13 @@
 /* The application's call site, for the profiler (PACOLL_PROFILE). */
 #define PC_CALLER __builtin_return_address(0)
 
-PACOLL_INTERPOSE_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount,
-                                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                                         MPI_Datatype recvtype, MPI_Comm comm)
-{
-    if (pc_api_plain(comm, PACOLL_ALLTOALL, sendbuf, sendcount, sendtype, recvcount, recvtype, 0))
-        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return pc_api_alltoall(PC_CALLER, "MPI_Alltoall", NULL, sendbuf, sendcount, sendtype, recvbuf,
-                           recvcount,
-                           recvtype, comm);
-}
-
-PACOLL_INTERPOSE_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
-                                          const int sdispls[], MPI_Datatype sendtype,
-                                          void *recvbuf, const int recvcounts[],
-                                          const int rdispls[], MPI_Datatype recvtype,
-                                          MPI_Comm comm)
-{
-    if (pc_api_plain(comm, PACOLL_ALLTOALLV, sendbuf, 0, sendtype, 0, recvtype, 0))
-        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                              rdispls, recvtype, comm);
-    return pc_api_alltoallv(PC_CALLER, "MPI_Alltoallv", NULL, sendbuf, sendcounts, sdispls,
-                            sendtype, recvbuf,
-                            recvcounts, rdispls, recvtype, comm);
-}
-
-PACOLL_INTERPOSE_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount,
-                                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                                          MPI_Datatype recvtype, MPI_Comm comm)
-{
-    if (pc_api_plain(comm, PACOLL_ALLGATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, 0))
-        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return pc_api_allgather(PC_CALLER, "MPI_Allgather", NULL, sendbuf, sendcount, sendtype,
-                            recvbuf, recvcount,
-                            recvtype, comm);
-}
-
-PACOLL_INTERPOSE_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                       void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                       int root, MPI_Comm comm)
-{
-    if (pc_api_plain(comm, PACOLL_GATHER, sendbuf, sendcount, sendtype, recvcount, recvtype, root))
-        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return pc_api_gather(PC_CALLER, "MPI_Gather", NULL, sendbuf, sendcount, sendtype, recvbuf,
-                         recvcount,
-                         recvtype, root, comm);
-}
+#define PC_C_WRAPPER(lower, Camel, UPPER, shape)                                \
+    PACOLL_INTERPOSE_EXPORT int MPI_##Camel(PC_PARAMS_##shape)                  \
+    {                                                                           \
+        PC_API_ENTER(lower, Camel, UPPER, shape, "MPI_" #Camel, NULL, PC_CALLER);  \
+    }
+PC_COLLS(PC_C_WRAPPER)
+#undef PC_C_WRAPPER
 
 /* ---- info hints (api/hints.c) ---- */
 

@@ -20,9 +20,10 @@
  *
  * Each entry converts Fortran to C (handles with MPI_Comm_f2c/MPI_Type_f2c,
  * INTEGER to int, the Fortran MPI_IN_PLACE and MPI_BOTTOM to the C ones),
- * calls pacoll (pc_api_*: pacoll_* with the caller's address, which the
+ * calls pacoll (pc_api_enter, api.h, with the caller's address, which the
  * profiler records; it hands what it does not handle to PMPI) and stores the
- * error code in ierr.  mpi_finalize_ calls the C MPI_Finalize, so the library
+ * error code in ierr.  The four collectives are made from the table of
+ * api/colls.h.  mpi_finalize_ calls the C MPI_Finalize, so the library
  * core's finalize hook (statistics) runs for Fortran programs too.
  *
  * The Fortran MPI_IN_PLACE and MPI_BOTTOM are variables whose *address* is the
@@ -155,57 +156,62 @@ static const int *f2c_int_array(const MPI_Fint *f, int n, int **copy)
 
 /* ---- the implementations (one per collective, all manglings alias them) ---- */
 
-static void f_alltoall(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype,
-                       void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype,
-                       const MPI_Fint *comm, MPI_Fint *ierr)
-{
-    int rc = pc_api_alltoall(PC_CALLER, "MPI_ALLTOALL", NULL, f2c_sendbuf(sendbuf), (int)*sendcount,
-                             MPI_Type_f2c(*sendtype), f2c_recvbuf(recvbuf), (int)*recvcount,
-                             MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
-    set_ierr(ierr, rc);
-}
+/* Per shape of api/colls.h: the Fortran parameters (every argument by
+ * reference, ierr last), and the C call made of them.  VECTOR's INTEGER
+ * arrays become int arrays (copies only where MPI_Fint is not int, freed
+ * after the call). */
+#define PC_FPARAMS_BLOCK                                                                    \
+    const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, \
+        const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm,          \
+        MPI_Fint *ierr
+#define PC_FPARAMS_ROOTED                                                                   \
+    const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, \
+        const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *root,          \
+        const MPI_Fint *comm, MPI_Fint *ierr
+#define PC_FPARAMS_VECTOR                                                                 \
+    const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls,             \
+        const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts,              \
+        const MPI_Fint *rdispls, const MPI_Fint *recvtype, const MPI_Fint *comm,          \
+        MPI_Fint *ierr
 
-static void f_alltoallv(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls,
-                        const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts,
-                        const MPI_Fint *rdispls, const MPI_Fint *recvtype, const MPI_Fint *comm,
-                        MPI_Fint *ierr)
-{
-    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
-    int n = sizeof(MPI_Fint) == sizeof(int) ? 0 : peer_array_length(c_comm);
+#define PC_FCALL_BLOCK(coll, where)                                                        \
+    PC_CALL_FIELDS(coll, where, f2c_sendbuf(sendbuf), (int)*sendcount, NULL, NULL,        \
+                   MPI_Type_f2c(*sendtype), f2c_recvbuf(recvbuf), (int)*recvcount, NULL,  \
+                   NULL, MPI_Type_f2c(*recvtype), 0, c_comm)
+#define PC_FCALL_ROOTED(coll, where)                                                       \
+    PC_CALL_FIELDS(coll, where, f2c_sendbuf(sendbuf), (int)*sendcount, NULL, NULL,        \
+                   MPI_Type_f2c(*sendtype), f2c_recvbuf(recvbuf), (int)*recvcount, NULL,  \
+                   NULL, MPI_Type_f2c(*recvtype), (int)*root, c_comm)
+#define PC_FCALL_VECTOR(coll, where)                                                       \
+    PC_CALL_FIELDS(coll, where, f2c_sendbuf(sendbuf), 0,                                  \
+                   f2c_int_array(sendcounts, n, &copies[0]),                              \
+                   f2c_int_array(sdispls, n, &copies[1]), MPI_Type_f2c(*sendtype),        \
+                   f2c_recvbuf(recvbuf), 0, f2c_int_array(recvcounts, n, &copies[2]),     \
+                   f2c_int_array(rdispls, n, &copies[3]), MPI_Type_f2c(*recvtype), 0,     \
+                   c_comm)
+
+#define PC_FBEGIN_BLOCK
+#define PC_FBEGIN_ROOTED
+#define PC_FBEGIN_VECTOR                                                  \
+    int n = sizeof(MPI_Fint) == sizeof(int) ? 0 : peer_array_length(c_comm); \
     int *copies[4];
-    const int *scounts = f2c_int_array(sendcounts, n, &copies[0]);
-    const int *sdisp = f2c_int_array(sdispls, n, &copies[1]);
-    const int *rcounts = f2c_int_array(recvcounts, n, &copies[2]);
-    const int *rdisp = f2c_int_array(rdispls, n, &copies[3]);
-    int rc = pc_api_alltoallv(PC_CALLER, "MPI_ALLTOALLV", NULL, f2c_sendbuf(sendbuf), scounts,
-                              sdisp,
-                              MPI_Type_f2c(*sendtype), f2c_recvbuf(recvbuf), rcounts, rdisp,
-                              MPI_Type_f2c(*recvtype), c_comm);
-    for (int i = 0; i < 4; i++)
+#define PC_FEND_BLOCK
+#define PC_FEND_ROOTED
+#define PC_FEND_VECTOR              \
+    for (int i = 0; i < 4; i++) \
         free(copies[i]);
-    set_ierr(ierr, rc);
-}
 
-static void f_allgather(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype,
-                        void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype,
-                        const MPI_Fint *comm, MPI_Fint *ierr)
-{
-    int rc = pc_api_allgather(PC_CALLER, "MPI_ALLGATHER", NULL, f2c_sendbuf(sendbuf),
-                              (int)*sendcount,
-                              MPI_Type_f2c(*sendtype), f2c_recvbuf(recvbuf), (int)*recvcount,
-                              MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
-    set_ierr(ierr, rc);
-}
-
-static void f_gather(const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype,
-                     void *recvbuf, const MPI_Fint *recvcount, const MPI_Fint *recvtype,
-                     const MPI_Fint *root, const MPI_Fint *comm, MPI_Fint *ierr)
-{
-    int rc = pc_api_gather(PC_CALLER, "MPI_GATHER", NULL, f2c_sendbuf(sendbuf), (int)*sendcount,
-                           MPI_Type_f2c(*sendtype), f2c_recvbuf(recvbuf), (int)*recvcount,
-                           MPI_Type_f2c(*recvtype), (int)*root, MPI_Comm_f2c(*comm));
-    set_ierr(ierr, rc);
-}
+#define PC_F_IMPL(lower, Camel, UPPER, shape)                                           \
+    static void f_##lower(PC_FPARAMS_##shape)                                          \
+    {                                                                                   \
+        MPI_Comm c_comm = MPI_Comm_f2c(*comm);                                          \
+        PC_FBEGIN_##shape                                                               \
+        pc_mpi_call_t call = {PC_FCALL_##shape(PACOLL_##UPPER, "MPI_" #UPPER)};         \
+        set_ierr(ierr, pc_api_enter(&call, NULL, PC_CALLER));                           \
+        PC_FEND_##shape                                                                 \
+    }
+PC_COLLS(PC_F_IMPL)
+#undef PC_F_IMPL
 
 /* Through the C MPI_Finalize, which the library core defines (statistics,
  * then PMPI_Finalize); Open MPI's own mpi_finalize_ would skip it. */
@@ -218,10 +224,10 @@ static void f_finalize(MPI_Fint *ierr)
 
 static void f_comm_set_info(const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *ierr)
 {
-    MPI_Comm c = MPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
     MPI_Info i = MPI_Info_f2c(*info);
-    int rc = PMPI_Comm_set_info(c, i);
-    set_ierr(ierr, rc == MPI_SUCCESS ? pc_api_hints_set("MPI_COMM_SET_INFO", c, i, 0) : rc);
+    int rc = PMPI_Comm_set_info(c_comm, i);
+    set_ierr(ierr, rc == MPI_SUCCESS ? pc_api_hints_set("MPI_COMM_SET_INFO", c_comm, i, 0) : rc);
 }
 
 static void f_comm_dup_with_info(const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *newcomm,
@@ -252,29 +258,18 @@ static void f_comm_split_type(const MPI_Fint *comm, const MPI_Fint *split_type, 
 
 static void f_comm_get_info(const MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr)
 {
-    MPI_Comm c = MPI_Comm_f2c(*comm);
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
     MPI_Info i = MPI_INFO_NULL;
-    int rc = PMPI_Comm_get_info(c, &i);
+    int rc = PMPI_Comm_get_info(c_comm, &i);
     if (rc == MPI_SUCCESS) {
         *info_used = MPI_Info_c2f(i);
-        rc = pc_api_hints_get(c, i);
+        rc = pc_api_hints_get(c_comm, i);
     }
     set_ierr(ierr, rc);
 }
 
 /* ---- the exported names ---- */
 
-#define PACOLL_ALLTOALL_PARAMS                                                                   \
-    (const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, \
-     const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *ierr)
-#define PACOLL_ALLTOALLV_PARAMS                                                             \
-    (const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls,              \
-     const MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts,                   \
-     const MPI_Fint *rdispls, const MPI_Fint *recvtype, const MPI_Fint *comm, MPI_Fint *ierr)
-#define PACOLL_GATHER_PARAMS                                                                     \
-    (const void *sendbuf, const MPI_Fint *sendcount, const MPI_Fint *sendtype, void *recvbuf, \
-     const MPI_Fint *recvcount, const MPI_Fint *recvtype, const MPI_Fint *root,                 \
-     const MPI_Fint *comm, MPI_Fint *ierr)
 #define PACOLL_FINALIZE_PARAMS (MPI_Fint *ierr)
 #define PACOLL_SET_INFO_PARAMS (const MPI_Fint *comm, const MPI_Fint *info, MPI_Fint *ierr)
 #define PACOLL_DUP_WITH_INFO_PARAMS \
@@ -293,10 +288,10 @@ static void f_comm_get_info(const MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint 
     PACOLL_F_EXPORT void upper params PACOLL_F_ALIAS(impl);                          \
     PACOLL_F_EXPORT void lower##_f08_ params PACOLL_F_ALIAS(impl)
 
-PACOLL_F_NAMES(mpi_alltoall, MPI_ALLTOALL, f_alltoall, PACOLL_ALLTOALL_PARAMS);
-PACOLL_F_NAMES(mpi_alltoallv, MPI_ALLTOALLV, f_alltoallv, PACOLL_ALLTOALLV_PARAMS);
-PACOLL_F_NAMES(mpi_allgather, MPI_ALLGATHER, f_allgather, PACOLL_ALLTOALL_PARAMS);
-PACOLL_F_NAMES(mpi_gather, MPI_GATHER, f_gather, PACOLL_GATHER_PARAMS);
+#define PC_F_COLL_NAMES(lower, Camel, UPPER, shape) \
+    PACOLL_F_NAMES(mpi_##lower, MPI_##UPPER, f_##lower, (PC_FPARAMS_##shape));
+PC_COLLS(PC_F_COLL_NAMES)
+#undef PC_F_COLL_NAMES
 PACOLL_F_NAMES(mpi_finalize, MPI_FINALIZE, f_finalize, PACOLL_FINALIZE_PARAMS);
 PACOLL_F_NAMES(mpi_comm_set_info, MPI_COMM_SET_INFO, f_comm_set_info, PACOLL_SET_INFO_PARAMS);
 PACOLL_F_NAMES(mpi_comm_dup_with_info, MPI_COMM_DUP_WITH_INFO, f_comm_dup_with_info,

@@ -297,13 +297,11 @@ int pc_team_may_run(const pacoll_team_t *t)
     pc_team_shape(t, &s);
     for (int c = 0; c < PACOLL_NCOLL; c++) {
         int f = t->cfg.forced[c]; /* PACOLL_<COLL> overrides the rules */
-        if (f >= 0 ? pc_registry_get(f)->run != NULL : pc_rules_may_run(t->rules, c, &s))
+        if (f >= 0 ? pc_registry_get(f)->run != NULL : pc_rules_may_run(t->sel->rules, c, &s))
             return 1;
     }
     return 0;
 }
-
-static void rules_free_any(void *rs) { pc_rules_free(rs); }
 
 /* The rules every team of the process shares (the context's, from one
  * path; "" built in): the context's if they came from path, else NULL. */
@@ -325,24 +323,23 @@ static int share_rules(pc_context_t *ctx, const char *path, pc_rules_t *rs)
     int taken = 0;
     pthread_mutex_lock(&ctx->lock);
     if (copy && !ctx->rules)
-        ctx->rules = rs, ctx->rules_path = copy, ctx->rules_free = rules_free_any, taken = 1;
+        ctx->rules = rs, ctx->rules_path = copy, ctx->rules_free = pc_rules_free, taken = 1;
     pthread_mutex_unlock(&ctx->lock);
     if (!taken)
         free(copy);
     return taken;
 }
 
-/* Leaves t->rules set (empty after an error, which the first call reports
+/* Leaves sel->rules set (empty after an error, which the first call reports
  * as a bad setting), so a team reads its rules once; the process parses
  * them once, at its first team, and every later team shares them. */
-static void rules_load(pacoll_team_t *t)
+static void rules_load(pacoll_team_t *t, pc_team_select_t *sel)
 {
     char err[sizeof t->cfg.error_msg];
     pc_context_t *ctx = pc_context_get(1);
     pc_rules_t *rs = ctx ? shared_rules(ctx, t->cfg.rules_path) : NULL;
     if (rs) { /* the context's: not the team's to free */
-        t->rules = rs;
-        t->rules_free = NULL;
+        sel->rules = rs;
         return;
     }
     if (!t->cfg.rules_path[0]) {
@@ -358,8 +355,7 @@ static void rules_load(pacoll_team_t *t)
     if (rs)
         say_skipped(t, rs);
     if (rs && ctx && share_rules(ctx, t->cfg.rules_path, rs)) {
-        t->rules = rs;
-        t->rules_free = NULL;
+        sel->rules = rs;
         return;
     }
     if (!rs) {
@@ -367,14 +363,37 @@ static void rules_load(pacoll_team_t *t)
         snprintf(t->cfg.error_msg, sizeof t->cfg.error_msg, "%s", err);
         rs = calloc(1, sizeof *rs);
     }
-    t->rules = rs;
-    t->rules_free = rules_free_any;
+    sel->rules = rs;
+    sel->own = 1;
 }
 
-void pc_rules_load(pacoll_team_t *t)
+static void select_free(pacoll_team_t *t, void *obj, int local)
 {
-    if (!t->rules)
-        rules_load(t);
+    pc_team_select_t *sel = obj;
+    (void)local;
+    if (sel->own)
+        pc_rules_free(sel->rules);
+    t->sel = NULL;
+    free(sel);
+}
+
+int pc_rules_load(pacoll_team_t *t)
+{
+    static const char key = 0; /* the selection's on pc_team_ext */
+    if (t->sel)
+        return MPI_SUCCESS;
+    pc_team_select_t *sel = calloc(1, sizeof *sel);
+    if (!sel)
+        return MPI_ERR_NO_MEM;
+    for (int c = 0; c < PACOLL_NCOLL; c++)
+        sel->pick[c].idx = -1;
+    if (pc_team_ext_set(t, &key, sel, select_free) != MPI_SUCCESS) {
+        free(sel);
+        return MPI_ERR_NO_MEM;
+    }
+    rules_load(t, sel);
+    t->sel = sel;
+    return MPI_SUCCESS;
 }
 
 void pc_team_shape(const pacoll_team_t *t, pc_shape_t *s)
@@ -446,14 +465,15 @@ int pc_rules_choose(const pc_rules_t *rs, int coll, const pc_shape_t *s, double 
 int pc_select_why(pacoll_team_t *t, pacoll_coll_t coll, size_t m, pc_agree_bytes_fn agree,
                   const void *call, char *why, size_t len)
 {
-    if (!t->rules) /* a sub-team, made inside an algorithm: the rules only */
-        rules_load(t);
+    if (!t->sel && pc_rules_load(t) != MPI_SUCCESS) /* a sub-team, made inside an
+                                                      * algorithm: the rules only */
+        return pc_registry_native(coll);
     /* The same answer as last time, without looking at the rules: they, the
      * shape and the NIC do not change, so only the size could. */
-    if (!why && t->pick[coll].idx >= 0 &&
-        (t->pick[coll].any_m || (!agree && t->pick[coll].m == m)))
-        return t->pick[coll].idx;
-    const pc_rules_t *rs = t->rules;
+    if (!why && t->sel->pick[coll].idx >= 0 &&
+        (t->sel->pick[coll].any_m || (!agree && t->sel->pick[coll].m == m)))
+        return t->sel->pick[coll].idx;
+    const pc_rules_t *rs = t->sel->rules;
     pc_shape_t s;
     pc_team_shape(t, &s);
     double mm = agree ? -1 : (double)m;
@@ -477,7 +497,7 @@ int pc_select_why(pacoll_team_t *t, pacoll_coll_t coll, size_t m, pc_agree_bytes
                      rs->rule[i].algo == PC_ALGO_MODEL ? "by the cost models, as asked by" : "by",
                      rs->rule[i].index, rs->rule[i].line, from);
     }
-    t->pick[coll].m = m, t->pick[coll].idx = idx, t->pick[coll].any_m = agree && mm < 0;
+    t->sel->pick[coll].m = m, t->sel->pick[coll].idx = idx, t->sel->pick[coll].any_m = agree && mm < 0;
     return idx;
 }
 

@@ -75,10 +75,22 @@ int pc_rules_may_run(const pc_rules_t *rs, int coll, const pc_shape_t *s);
  * PACOLL_<COLL>.  It depends on no call's arguments. */
 int pc_team_may_run(const pacoll_team_t *t);
 
-/* Loads the team's rules (once; the api does it at the team's first call,
- * so that a bad rules file fails that call; pc_select on a sub-team does it
- * itself). */
-void pc_rules_load(pacoll_team_t *t);
+/* What selection keeps per team (t->sel), made when the rules are loaded
+ * and freed with the team (pc_team_ext_set). */
+typedef struct pc_team_select {
+    pc_rules_t *rules; /* the context's, else the team's own */
+    int own;           /* rules are the team's: freed with it */
+    struct {           /* the last automatic choice per collective: programs call */
+        size_t m;      /* with the same sizes again and again */
+        int idx;       /* -1 = none yet */
+        int any_m;     /* it did not depend on m */
+    } pick[PACOLL_NCOLL];
+} pc_team_select_t;
+
+/* Loads the team's rules into t->sel (once; the api does it at the team's
+ * first call, so that a bad rules file fails that call; pc_select on a
+ * sub-team does it itself).  MPI_ERR_NO_MEM when t->sel cannot be made. */
+int pc_rules_load(pacoll_team_t *t);
 
 void pc_team_shape(const pacoll_team_t *t, pc_shape_t *s);
 /* True if shape s meets algorithm a's needs; else *why says which. */

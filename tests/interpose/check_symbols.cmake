@@ -5,7 +5,9 @@
 # programs link to call pacoll_* directly, must not define the MPI_* names, or
 # it would shadow the MPI library's own collectives.
 #
-# usage: cmake -DNM=nm -DPRELOAD=libpacoll_preload.so -DLIBRARY=libpacoll.so -P check_symbols.cmake
+# usage: cmake -DNM=nm -DPRELOAD=libpacoll_preload.so -DLIBRARY=libpacoll.so
+#              [-DCOUNT_C=ON] -P check_symbols.cmake
+# COUNT_C: the build interposes the large-count forms (MPI_<coll>_c).
 cmake_minimum_required(VERSION 3.18)
 
 foreach(var NM PRELOAD LIBRARY)
@@ -31,6 +33,9 @@ function(exported_functions lib out)
 endfunction()
 
 set(c_names MPI_Alltoall MPI_Alltoallv MPI_Allgather MPI_Gather)
+if(COUNT_C)
+  list(APPEND c_names MPI_Alltoall_c MPI_Alltoallv_c MPI_Allgather_c MPI_Gather_c)
+endif()
 # the arrival profiler's wrappers (src/interpose/profile_wrappers.c)
 list(APPEND c_names MPI_Init MPI_Init_thread MPI_Barrier MPI_Bcast MPI_Reduce MPI_Allreduce
      MPI_Gatherv MPI_Scatter MPI_Scatterv MPI_Allgatherv MPI_Alltoallw MPI_Reduce_scatter

@@ -235,8 +235,9 @@ static char *read_file(const char *path)
     return text;
 }
 
-/* The built-in rules and tests/rules/: what the MPI tests (rules_*) see at
- * their first call, here without a job. */
+/* The built-in rules and tests/rules/: what a program given one of them in
+ * PACOLL_RULES sees at its first call, here without a job (the MPI test
+ * rules_bad_syntax checks that path once, end to end). */
 static void test_files(void)
 {
     char err[600];
@@ -255,6 +256,11 @@ static void test_files(void)
         {"bad_key.json", 0, "rule 2 (line 4): unknown condition \"max_byte\""},
         {"bad_nic.json", 0, "rule 1 (line 3): \"nic\" must be"},
         {"bad_no_rules.json", 0, "no \"rules\" array"},
+        {"bad_nul.json", 0, "\\u0000 (NUL) is not allowed"},
+        {"bad_nul.json", 0, "line 3"},
+        {"bad_top.json", 0, "unknown member \"rule\" at line 3"},
+        {"bad_version.json", 0, "\"version\" is 2 at line 3"},
+        {"bad_version.json", 0, "this build reads version 1"},
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char path[1024];

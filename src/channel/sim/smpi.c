@@ -372,49 +372,35 @@ static int transfer_flush(pc_call_t *c)
     return rc;
 }
 
+/* The two simulated transports differ only in how data is written (into
+ * the window as MPI RMA, or as a host-to-host transfer) and flushed; the
+ * mailbox, the flags and the read path are the same. */
+#define SMPI_MAILBOX_OPS                                                 \
+    .eager_put = eager_put, .eager_poll = eager_poll, .advertise = advertise, \
+    .adv_poll = adv_poll, .zput = pc_remote_zput, .done_poll = done_poll, \
+    .read_progress = pc_rma_read_progress, /* the window, as MPI RMA */  \
+    .read_progress_start = pc_rma_read_progress_start,                   \
+    .read_progress_end = pc_rma_read_progress_end, .write_flag = write_flag, \
+    .deliver_flags = no_delivery, .block_begin = block_begin, .block_end = block_end, \
+    .poll_only = poll_only
+
 static const pc_transport_t pc_transport_smpi = {
     .name = "smpi",
-    .eager_put = eager_put,
-    .eager_poll = eager_poll,
-    .advertise = advertise,
-    .adv_poll = adv_poll,
-    .zput = pc_remote_zput,
-    .done_poll = done_poll,
-    .read_progress = pc_rma_read_progress, /* the window, as MPI RMA */
-    .read_progress_start = pc_rma_read_progress_start,
-    .read_progress_end = pc_rma_read_progress_end,
+    SMPI_MAILBOX_OPS,
     .write_data = pc_rma_write_data,
     .complete_data = pc_rma_complete_data,
     .complete_peer = pc_rma_complete_peer,
-    .write_flag = write_flag,
-    .deliver_flags = no_delivery,
     .flush = window_flush,
-    .block_begin = block_begin,
-    .block_end = block_end,
-    .poll_only = poll_only,
 };
 
 static const pc_transport_t smpi_transfer = {
     .name = "smpi-transfer",
-    .eager_put = eager_put,
-    .eager_poll = eager_poll,
-    .advertise = advertise,
-    .adv_poll = adv_poll,
-    .zput = pc_remote_zput,
-    .done_poll = done_poll,
-    .read_progress = pc_rma_read_progress,
-    .read_progress_start = pc_rma_read_progress_start,
-    .read_progress_end = pc_rma_read_progress_end,
+    SMPI_MAILBOX_OPS,
     .write_data = transfer_write,
     .complete_data = transfer_complete_data,
     .complete_peer = transfer_complete_data, /* nothing goes into the window */
-    .write_flag = write_flag,
-    .deliver_flags = no_delivery,
     .flush = transfer_flush,
     .flush_landed = transfer_flush_landed,
-    .block_begin = block_begin,
-    .block_end = block_end,
-    .poll_only = poll_only,
 };
 
 /* ------------------------------------------------------------- set-up */

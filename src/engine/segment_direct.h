@@ -24,20 +24,20 @@
  * (pc_seg_fits, agreed), also falls back to the Direct exchange (sized from
  * ppn_max, so every rank takes the same path).
  */
-#ifndef PACOLL_NODE_EXCHANGE_H
-#define PACOLL_NODE_EXCHANGE_H
+#ifndef PACOLL_SEGMENT_DIRECT_H
+#define PACOLL_SEGMENT_DIRECT_H
 
 #include "engine/direct_engine.h"
 
 /* Runs alltoall or allgather (a->coll) through the node segment. */
-int pc_node_exchange(pacoll_team_t *t, const pc_args_t *a, int pap, const char *what);
+int pc_segment_direct(pacoll_team_t *t, const pc_args_t *a, int pap, const char *what);
 
 /* Hockney costs (L = ppn_max, K = nnodes, k ports):
  *  alltoall:  2 (alpha_shm + N m beta_shm) + ceil((K-1)/k) (alpha + L^2 m beta)
  *  allgather: (alpha_shm + m beta_shm) + (alpha_shm + N m beta_shm)
  *             + ceil((K-1)/k) (alpha + L m beta)
  * and the Direct cost when L = 1. */
-double pc_node_alltoall_cost(const pc_cost_ctx_t *ctx, size_t m);
-double pc_node_allgather_cost(const pc_cost_ctx_t *ctx, size_t m);
+double pc_segment_direct_alltoall_cost(const pc_cost_ctx_t *ctx, size_t m);
+double pc_segment_direct_allgather_cost(const pc_cost_ctx_t *ctx, size_t m);
 
 #endif

@@ -1,5 +1,5 @@
 /* The shared-memory-aware (and arrival-aware) Direct exchange: see
- * node_direct.h for the three phases.
+ * segment_direct.h for the three phases.
  *
  * Segment layouts (m bytes per block, N ranks, L_n ranks on node n, F_n =
  * t->node_first[n] = the ranks on nodes before n, "me" = my node):
@@ -11,7 +11,7 @@
  *   allgather  G = [node s][s's local i]                    at (F_s + i) m
  *              (phase 1 fills my node's chunk; the masters fill the rest)
  */
-#include "engine/node_direct.h"
+#include "engine/segment_direct.h"
 
 #include <math.h>
 
@@ -227,7 +227,7 @@ static int run_direct(pacoll_team_t *t, const pc_args_t *a, int pap, const char 
     else
         pc_layout_allgather(&x, a, t->size);
     pc_xopts_t o = pap ? pc_pap_opts(t) : (pc_xopts_t){.pap = 0, .copy_max = SIZE_MAX};
-    return pc_exchange(t, what, &x, &o);
+    return pc_direct_run(t, what, &x, &o);
 }
 
 static void make_layout(node_x_t *s)
@@ -265,7 +265,7 @@ static int exchange_masters(node_x_t *s, int pap, const char *what)
     o.ctx = s;
     o.before_send = master ? wait_locals : NULL;
     o.landed = master && pap ? landed : NULL;
-    int rc = pc_exchange(t, what, &s->x, &o);
+    int rc = pc_direct_run(t, what, &s->x, &o);
     if (rc == MPI_SUCCESS && master && !pap) /* Shm_Direct: one flag after all masters */
         for (int n = 0; n < t->nnodes; n++)
             if (n != t->node)
@@ -273,7 +273,7 @@ static int exchange_masters(node_x_t *s, int pap, const char *what)
     return rc;
 }
 
-int pc_node_exchange(pacoll_team_t *t, const pc_args_t *a, int pap, const char *what)
+int pc_segment_direct(pacoll_team_t *t, const pc_args_t *a, int pap, const char *what)
 {
     if (use_direct(t, a))
         return run_direct(t, a, pap, what);
@@ -311,7 +311,7 @@ static double master_steps(const pc_cost_ctx_t *ctx)
     return ceil((double)(ctx->nnodes - 1) / (double)(ctx->ports > 0 ? ctx->ports : 1));
 }
 
-double pc_node_alltoall_cost(const pc_cost_ctx_t *ctx, size_t m)
+double pc_segment_direct_alltoall_cost(const pc_cost_ctx_t *ctx, size_t m)
 {
     if (ctx->ppn_max <= 1)
         return pc_direct_cost(ctx, m);
@@ -319,7 +319,7 @@ double pc_node_alltoall_cost(const pc_cost_ctx_t *ctx, size_t m)
     return 2 * shm + master_steps(ctx) * (ctx->alpha + L * L * (double)m * ctx->beta);
 }
 
-double pc_node_allgather_cost(const pc_cost_ctx_t *ctx, size_t m)
+double pc_segment_direct_allgather_cost(const pc_cost_ctx_t *ctx, size_t m)
 {
     if (ctx->ppn_max <= 1)
         return pc_direct_cost(ctx, m);

@@ -37,6 +37,8 @@ typedef struct pc_config {
     int stats;                  /* PACOLL_STATS */
     int nic;                    /* PACOLL_NIC: enum pc_nic */
     char rules_path[512];       /* PACOLL_RULES, "" = embedded default */
+    int learn;                  /* PACOLL_LEARN */
+    char learn_file[512];       /* PACOLL_LEARN_FILE, "" = none */
     pc_param_value_t param[PC_MAX_PARAMS]; /* the algorithms' own (pc_param) */
     int nparams;
     int error;                  /* MPI error class of the first bad value, or 0 */

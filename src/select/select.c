@@ -371,6 +371,7 @@ static void select_free(pacoll_team_t *t, void *obj, int local)
 {
     pc_team_select_t *sel = obj;
     (void)local;
+    pc_learn_close(t, sel->learn);
     if (sel->own)
         pc_rules_free(sel->rules);
     t->sel = NULL;

@@ -296,6 +296,9 @@ int pc_learn_book_parse(const char *text, pc_learn_book_t *b, char *err, size_t 
         snprintf(err, errlen, "\"version\" must be %d", PC_LEARN_FILE_VERSION);
     } else {
         rc = 0;
+        const pc_json_t *h = pc_json_get(j, "host");
+        if (h && h->type == PC_JSTR)
+            snprintf(b->host, sizeof b->host, "%s", h->str);
         for (const pc_json_t *o = list->child; o && rc == 0; o = o->next) {
             pc_learn_entry_t e;
             if (parse_entry(o, &e, err, errlen) != 0 || pc_learn_book_put(b, &e) != 0)
@@ -310,10 +313,11 @@ int pc_learn_book_parse(const char *text, pc_learn_book_t *b, char *err, size_t 
 
 int pc_learn_book_write(const pc_learn_book_t *b, FILE *f)
 {
-    fprintf(f, "{\n  \"comment\": \"what pacoll learned in place (PACOLL_LEARN_FILE, docs/AUTO.md); "
-               "seconds: the mean over ranks of each rank's median time, 0 if dropped early\",\n"
-               "  \"version\": %d,\n  \"learned\": [",
-            PC_LEARN_FILE_VERSION);
+    fprintf(f, "{\n  \"schema\": \"pacoll-learned/1\",\n  \"comment\": \"what pacoll learned in "
+               "place (PACOLL_LEARN_FILE, docs/AUTO.md); seconds: the mean over ranks of each "
+               "rank's median time per call, 0 if not measured\",\n  \"version\": %d,\n"
+               "  \"host\": \"%s\",\n  \"learned\": [",
+            PC_LEARN_FILE_VERSION, b->host);
     for (int i = 0; i < b->n; i++) {
         const pc_learn_entry_t *e = &b->e[i];
         size_t lo, hi;
@@ -371,4 +375,5 @@ void pc_learn_book_free(pc_learn_book_t *b)
 {
     free(b->e);
     b->e = NULL, b->n = b->cap = 0;
+    b->host[0] = '\0';
 }

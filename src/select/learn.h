@@ -104,6 +104,7 @@ typedef struct pc_learn_entry {
 typedef struct pc_learn_book {
     pc_learn_entry_t *e;
     int n, cap;
+    char host[64]; /* where it was learned (MPI_Get_processor_name of the writer) */
 } pc_learn_book_t;
 
 /* Reads a learned file's text into b (emptied first): 0, or -1 and what

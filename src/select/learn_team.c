@@ -77,6 +77,13 @@ static void learned_save(pc_context_t *ctx)
     if (!l || rank != 0 || !l->path[0])
         return;
     learned_load(l, 0); /* entries of other shapes are kept */
+    char host[MPI_MAX_PROCESSOR_NAME + 1] = "";
+    int len = 0;
+    PMPI_Get_processor_name(host, &len);
+    for (char *c = host; *c; c++) /* written inside a JSON string */
+        if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
+            *c = '_';
+    snprintf(l->book.host, sizeof l->book.host, "%s", host);
     char tmp[600];
     snprintf(tmp, sizeof tmp, "%s.tmp%d", l->path, (int)getpid());
     FILE *f = fopen(tmp, "w");

@@ -178,9 +178,10 @@ int pc_learn_open(pacoll_team_t *t)
 /* Folds what the team learned into the process's book and statistics. */
 void pc_learn_close(pacoll_team_t *t, pc_learn_team_t *lt)
 {
-    pc_context_t *ctx = pc_context_get(0);
     if (!lt)
         return;
+    /* without asking MPI: a team may be freed while MPI tears down */
+    pc_context_t *ctx = pc_context_now();
     if (ctx) {
         pthread_mutex_lock(&ctx->lock);
         pc_learned_t *l = learned_of(ctx, t->cfg.learn_file);

@@ -7,7 +7,7 @@
  *   mpirun -np P pacoll-tune [--out rules.json] [--save measured.json] ...
  *   mpirun -np P pacoll-tune --check rules.json
  *   pacoll-tune --from FILE... [--out rules.json] [--compare rules.json]
- *   pacoll-tune --from-learned learned.json [--out rules.json]
+ *   pacoll-tune --from-learned LEARNED [--out rules.json]
  */
 #include <stdlib.h>
 #include <string.h>

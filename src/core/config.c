@@ -33,12 +33,28 @@ static const pc_param_t p_timeout = {
 static const pc_param_t p_stats = {
     .env = "PACOLL_STATS", .kind = PC_PARAM_BOOL, .dflt = 0,
     .help = "rank 0 prints calls and bytes per algorithm at MPI_Finalize"};
-/* Learning in place (select/learn.h): off by default until the 2-rank
- * gate (docs/AUTO.md) is measured with it on. */
+/* Learning in place (select/learn.h): by default only where the selection
+ * rules were not measured, so a shape they cover keeps their choice. */
+static int parse_learn(const char *s, double *v, char *err, size_t errlen)
+{
+    int b = pc_parse_bool(s);
+    if (b >= 0 && *s) {
+        *v = b ? PC_LEARNING_ON : PC_LEARNING_OFF;
+        return 0;
+    }
+    if (!strcmp(s, "auto") || !*s) {
+        *v = PC_LEARNING_UNMEASURED;
+        return 0;
+    }
+    snprintf(err, errlen, "0, 1 or auto");
+    return -1;
+}
 static const pc_param_t p_learn = {
-    .env = "PACOLL_LEARN", .kind = PC_PARAM_BOOL, .dflt = 0,
+    .env = "PACOLL_LEARN", .kind = PC_PARAM_CUSTOM, .dflt = PC_LEARNING_UNMEASURED,
+    .parse = parse_learn, .dflt_text = "auto",
     .help = "auto learns in place: the first calls of each collective and size try candidate "
-            "algorithms, the MPI library's included, and keep the fastest (docs/AUTO.md)"};
+            "algorithms, the MPI library's included, and keep the fastest; auto: on shapes no "
+            "selection rule covers, 1: everywhere, 0: never (docs/AUTO.md)"};
 static const pc_param_t p_verbose = {
     .env = "PACOLL_VERBOSE", .kind = PC_PARAM_BOOL, .dflt = 0,
     .help = "explain choices and hand-offs to the MPI library, once per reason"};

@@ -23,6 +23,7 @@ struct pc_learn_team {
     pc_learn_class_t cls[PACOLL_NCOLL][PC_LEARN_CLASSES];
     unsigned char made[PACOLL_NCOLL][PC_LEARN_CLASSES];
     short preset[PACOLL_NCOLL][PC_LEARN_CLASSES]; /* from the learned file: registry index, or -1 */
+    unsigned char learns[PACOLL_NCOLL];          /* learns() at the team's first call */
 };
 
 /* The process's learned book, on the context. */
@@ -32,11 +33,21 @@ typedef struct pc_learned {
     char path[512];
 } pc_learned_t;
 
-static int learnable(pacoll_coll_t coll)
+/* True if coll learns on team t: PACOLL_LEARN=1, or by default where no
+ * selection rule is about the team's shape (where rules were measured,
+ * their choice stands).  Never alltoallv: its block sizes differ between
+ * ranks, and a class every rank agrees on would cost a reduction per call.
+ * Never a collective PACOLL_<COLL> names. */
+static int learns(const pacoll_team_t *t, pacoll_coll_t coll)
 {
-    /* alltoallv's block sizes differ between ranks: a class every rank
-     * agrees on would cost a reduction per call, so the rules decide it */
-    return coll != PACOLL_ALLTOALLV;
+    if (coll == PACOLL_ALLTOALLV || t->cfg.forced[coll] >= 0 || !t->sel ||
+        t->cfg.learn == PC_LEARNING_OFF)
+        return 0;
+    if (t->cfg.learn == PC_LEARNING_ON)
+        return 1;
+    pc_shape_t s;
+    pc_team_shape(t, &s);
+    return !pc_rules_cover(t->sel->rules, coll, &s);
 }
 
 static void learned_free(void *obj)
@@ -115,13 +126,10 @@ static pc_learned_t *learned_of(pc_context_t *ctx, const char *path)
 
 int pc_learn_may_run(const pacoll_team_t *t)
 {
-    if (!t->cfg.learn)
-        return 0;
     for (int i = 0; i < pc_registry_count(); i++) {
         const pacoll_algo_t *a = pc_registry_get(i);
         const char *why;
-        if (a->run && learnable(a->coll) && t->cfg.forced[a->coll] < 0 &&
-            pc_algo_can_run(t, a, &why))
+        if (a->run && learns(t, a->coll) && pc_algo_can_run(t, a, &why))
             return 1;
     }
     return 0;
@@ -145,14 +153,19 @@ static void preset_from(pacoll_team_t *t, pc_learn_team_t *lt, const pc_learn_bo
 int pc_learn_open(pacoll_team_t *t)
 {
     pc_team_select_t *sel = t->sel;
-    if (!sel || sel->learn || !t->cfg.learn)
+    int any = 0;
+    for (int c = 0; c < PACOLL_NCOLL; c++)
+        any |= learns(t, (pacoll_coll_t)c);
+    if (!sel || sel->learn || !any) /* the same on every rank: shape, rules, settings */
         return MPI_SUCCESS;
     pc_learn_team_t *lt = calloc(1, sizeof *lt);
     if (!lt)
         return MPI_ERR_NO_MEM;
-    for (int c = 0; c < PACOLL_NCOLL; c++)
+    for (int c = 0; c < PACOLL_NCOLL; c++) {
+        lt->learns[c] = (unsigned char)learns(t, (pacoll_coll_t)c);
         for (int k = 0; k < PC_LEARN_CLASSES; k++)
             lt->preset[c][k] = -1;
+    }
     sel->learn = lt;
     if (!t->cfg.learn_file[0])
         return MPI_SUCCESS;
@@ -317,7 +330,7 @@ int pc_learn_pick(pacoll_team_t *t, pacoll_coll_t coll, size_t m, int rules_idx,
 {
     lc->cls = NULL;
     pc_learn_team_t *lt = t->sel ? t->sel->learn : NULL;
-    if (!lt || !learnable(coll) || m == 0)
+    if (!lt || !lt->learns[coll] || m == 0)
         return rules_idx;
     int k = pc_learn_class_of(m);
     pc_learn_class_t *c = &lt->cls[coll][k];

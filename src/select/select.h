@@ -70,6 +70,9 @@ int pc_rules_choose(const pc_rules_t *rs, int coll, const pc_shape_t *s, double 
 /* True if some rule for coll may match shape s at some size (and NIC) and
  * names one of pacoll's algorithms that can run there. */
 int pc_rules_may_run(const pc_rules_t *rs, int coll, const pc_shape_t *s);
+/* True if some rule for coll is about shape s, at some size and NIC,
+ * whatever it names: the rules were measured on that shape. */
+int pc_rules_cover(const pc_rules_t *rs, int coll, const pc_shape_t *s);
 /* True if pacoll may run one of its algorithms on team t without one being
  * named at a call or on the communicator: by its rules (loaded) or by
  * PACOLL_<COLL>.  It depends on no call's arguments. */

@@ -117,8 +117,8 @@ static const pc_param_t p_profile = {
 
 static const pc_param_t p_learn_file = {
     .env = "PACOLL_LEARN_FILE", .kind = PC_PARAM_TEXT, .dflt_text = "none",
-    .help = "with PACOLL_LEARN: what was learned is read from this file at the start and written "
-            "to it by rank 0 at MPI_Finalize (JSON)"};
+    .help = "where auto learns in place: what was learned is read from this file at the start "
+            "and written to it by rank 0 at MPI_Finalize (JSON)"};
 
 static const pc_param_t *const text_params[] = {&p_forced[0], &p_forced[1], &p_forced[2],
                                                 &p_forced[3], &p_node_size, &p_rules, &p_profile,

@@ -9,7 +9,10 @@
  * wins.  Every input of the choice is the same on every rank (block size,
  * ranks, nodes, the NIC's nature, alltoallv's agreed largest block), so all
  * ranks choose the same algorithm; the last two cost communication and are
- * measured only when a rule that could match needs them.
+ * measured only when a rule that could match needs them.  Where no rule
+ * is about the communicator's shape (PACOLL_LEARN), learning in place
+ * replaces the rules' answer by what the calls themselves measured
+ * (learn_team.c; docs/AUTO.md, "Learning in place").
  */
 #ifndef PACOLL_SELECT_H
 #define PACOLL_SELECT_H

@@ -52,11 +52,10 @@ static size_t alltoallv_largest(pacoll_team_t *t, const void *arg)
 
 /* The automatic choice.  PACOLL_VERBOSE: rank 0 names it and why, once
  * per collective, communicator and power-of-two range of block sizes. */
-static int choose(pacoll_team_t *t, const pc_mpi_call_t *call)
+static int choose_rules(pacoll_team_t *t, const pc_mpi_call_t *call, size_t m)
 {
     pacoll_coll_t coll = call->coll;
     int v = coll == PACOLL_ALLTOALLV;
-    size_t m = v ? 0 : pc_block_bytes(call, t->rank);
     if (!t->cfg.chan.verbose)
         return pc_select_why(t, coll, m, v ? alltoallv_largest : NULL, call, NULL, 0);
     char why[PC_MSG_LEN / 2];
@@ -78,6 +77,14 @@ static int choose(pacoll_team_t *t, const pc_mpi_call_t *call)
         snprintf(what, sizeof what, "pacoll's %s", pc_registry_get(idx)->name);
     pc_log("%s on %s%s: %s, %s", pacoll_coll_name(coll), shape, sizes, what, why);
     return idx;
+}
+
+/* The rules' choice, which learning in place may replace (lc: whether this
+ * call learns; select/learn_team.c). */
+static int choose(pacoll_team_t *t, const pc_mpi_call_t *call, pc_learn_call_t *lc)
+{
+    size_t m = call->coll == PACOLL_ALLTOALLV ? 0 : pc_block_bytes(call, t->rank);
+    return pc_learn_pick(t, call->coll, m, choose_rules(t, call, m), lc);
 }
 
 /* The communicator's collective state is lost (verdict.h): this call and
@@ -283,6 +290,9 @@ int pc_api_choose(MPI_Comm comm, pacoll_coll_t coll, int idx)
     return rc;
 }
 
+static int run_chosen(const pc_mpi_call_t *call, const char *site, pacoll_team_t *t, int idx,
+                      int chosen, const pc_learn_call_t *lc);
+
 /* t: the communicator's team if the caller found one, else NULL. */
 static int dispatch(const pc_mpi_call_t *call, const char *site, pacoll_team_t *t)
 {
@@ -317,7 +327,10 @@ static int dispatch(const pc_mpi_call_t *call, const char *site, pacoll_team_t *
         if (pc_rules_load(t) != MPI_SUCCESS)
             return pc_raise(call->comm, MPI_ERR_NO_MEM, 1,
                             "%s: pacoll could not set up the communicator", call->where);
-        t->may_run = pc_team_may_run(t);
+        t->may_run = pc_team_may_run(t) || pc_learn_may_run(t);
+        if ((rc = pc_learn_open(t)) != MPI_SUCCESS)
+            return pc_raise(call->comm, rc, 1, "%s: pacoll could not set up the communicator",
+                            call->where);
     }
     if (t->cfg.error) /* a bad setting: said loudly once per communicator */
         return pc_raise(call->comm, t->cfg.error, !t->cfg.error_told++, "%s: %s", call->where,
@@ -335,10 +348,24 @@ static int dispatch(const pc_mpi_call_t *call, const char *site, pacoll_team_t *
     pc_check_t ck; /* its message is written only when a check fails */
     ck.code = MPI_SUCCESS, ck.always = 0, ck.probe_comm = t->comm, ck.msg[0] = '\0';
     int idx, chosen;
+    pc_learn_call_t lc = {.cls = NULL};
     if (forced(call, t, site, &idx, &ck) != MPI_SUCCESS)
         return reject(call, t, &ck);
-    if ((chosen = idx < 0)) /* the rules, else the MPI library */
-        idx = choose(t, call);
+    if ((chosen = idx < 0)) /* the rules, else the MPI library; or learning */
+        idx = choose(t, call, &lc);
+    rc = run_chosen(call, site, t, idx, chosen, &lc);
+    pc_learn_done(t, &lc); /* on every rank, whatever the call returned */
+    return rc;
+}
+
+/* The rest of dispatch, once the algorithm is chosen. */
+static int run_chosen(const pc_mpi_call_t *call, const char *site, pacoll_team_t *t, int idx,
+                      int chosen, const pc_learn_call_t *lc)
+{
+    int rc;
+    pc_team_api_t *api = t->api;
+    pc_check_t ck;
+    ck.code = MPI_SUCCESS, ck.always = 0, ck.probe_comm = t->comm, ck.msg[0] = '\0';
     const pacoll_algo_t *a = pc_registry_get(idx);
     const char *why;
     /* an algorithm named at the call or on the communicator, where the rules
@@ -361,7 +388,9 @@ static int dispatch(const pc_mpi_call_t *call, const char *site, pacoll_team_t *
     if (!a->run) {
         /* bytes for PACOLL_STATS only */
         count(t, call, idx, t->cfg.stats ? native_bytes[call->coll](call, t->size) : 0);
-        api->plain[call->coll] = (unsigned char)plain_how(t, call, site, chosen);
+        /* a class still learning comes back to dispatch at every call */
+        api->plain[call->coll] =
+            lc->cls ? PC_PLAIN_NO : (unsigned char)plain_how(t, call, site, chosen);
         return pc_api_native(call);
     }
     if (pc_check_call(call, t->size, t->rank, &ck) != MPI_SUCCESS)

@@ -33,6 +33,28 @@ static const pc_param_t p_timeout = {
 static const pc_param_t p_stats = {
     .env = "PACOLL_STATS", .kind = PC_PARAM_BOOL, .dflt = 0,
     .help = "rank 0 prints calls and bytes per algorithm at MPI_Finalize"};
+/* Learning in place (select/learn.h): by default only where the selection
+ * rules were not measured, so a shape they cover keeps their choice. */
+static int parse_learn(const char *s, double *v, char *err, size_t errlen)
+{
+    int b = pc_parse_bool(s);
+    if (b >= 0 && *s) {
+        *v = b ? PC_LEARNING_ON : PC_LEARNING_OFF;
+        return 0;
+    }
+    if (!strcmp(s, "auto") || !*s) {
+        *v = PC_LEARNING_UNMEASURED;
+        return 0;
+    }
+    snprintf(err, errlen, "0, 1 or auto");
+    return -1;
+}
+static const pc_param_t p_learn = {
+    .env = "PACOLL_LEARN", .kind = PC_PARAM_CUSTOM, .dflt = PC_LEARNING_UNMEASURED,
+    .parse = parse_learn, .dflt_text = "auto",
+    .help = "auto learns in place: the first calls of each collective and size try candidate "
+            "algorithms, the MPI library's included, and keep the fastest; auto: on shapes no "
+            "selection rule covers, 1: everywhere, 0: never (docs/AUTO.md)"};
 static const pc_param_t p_verbose = {
     .env = "PACOLL_VERBOSE", .kind = PC_PARAM_BOOL, .dflt = 0,
     .help = "explain choices and hand-offs to the MPI library, once per reason"};
@@ -93,9 +115,14 @@ static const pc_param_t p_profile = {
     .env = "PACOLL_PROFILE", .kind = PC_PARAM_TEXT, .dflt_text = "off",
     .help = "file: the arrival profiler's JSON, and a summary at MPI_Finalize"};
 
+static const pc_param_t p_learn_file = {
+    .env = "PACOLL_LEARN_FILE", .kind = PC_PARAM_TEXT, .dflt_text = "none",
+    .help = "where auto learns in place: what was learned is read from this file at the start "
+            "and written to it by rank 0 at MPI_Finalize (JSON)"};
+
 static const pc_param_t *const text_params[] = {&p_forced[0], &p_forced[1], &p_forced[2],
                                                 &p_forced[3], &p_node_size, &p_rules, &p_profile,
-                                                NULL};
+                                                &p_learn_file, NULL};
 
 /* The PACOLL_* variables pacoll reads that are not one value of a
  * descriptor (lists, paths, algorithm names, pacoll-run's own), for the
@@ -103,11 +130,12 @@ static const pc_param_t *const text_params[] = {&p_forced[0], &p_forced[1], &p_f
  * to every name src/ reads. */
 static const char *const other_names[] = {
     "PACOLL_ALLTOALL", "PACOLL_ALLTOALLV", "PACOLL_ALLGATHER", "PACOLL_GATHER",
-    "PACOLL_NODE_SIZE", "PACOLL_RULES",    "PACOLL_PROFILE",   "PACOLL_RUN_CHECK", NULL};
+    "PACOLL_NODE_SIZE", "PACOLL_RULES",    "PACOLL_PROFILE",   "PACOLL_RUN_CHECK",
+    "PACOLL_LEARN_FILE", NULL};
 
 /* (the platform's own settings are listed between the two) */
 static const pc_param_t *const shared_params[] = {
-    &p_ports, &p_stripe, &p_timeout, &p_stats, &p_verbose, &p_trace, &p_regcache, &p_transport,
+    &p_ports, &p_stripe, &p_timeout, &p_stats, &p_learn, &p_verbose, &p_trace, &p_regcache, &p_transport,
     NULL};
 static const pc_param_t *const shared_params_2[] = {&p_eager, &p_slot_budget, &p_shm_max, &p_nic,
                                                     NULL};
@@ -267,6 +295,7 @@ void pc_config_read(pc_config_t *cfg)
     ch->stripe = (int)read_param(cfg, &p_stripe);
     ch->timeout = read_param(cfg, &p_timeout);
     cfg->stats = (int)read_param(cfg, &p_stats);
+    cfg->learn = (int)read_param(cfg, &p_learn);
     ch->verbose = (int)read_param(cfg, &p_verbose);
     ch->trace = (int)read_param(cfg, &p_trace);
     ch->regcache = (int)read_param(cfg, &p_regcache);
@@ -283,6 +312,9 @@ void pc_config_read(pc_config_t *cfg)
     const char *rules = getenv(p_rules.env);
     if (rules)
         snprintf(cfg->rules_path, sizeof cfg->rules_path, "%s", rules);
+    const char *learned = getenv(p_learn_file.env);
+    if (learned)
+        snprintf(cfg->learn_file, sizeof cfg->learn_file, "%s", learned);
 }
 
 /* ------------------------------------------- unknown PACOLL_* names */

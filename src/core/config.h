@@ -20,6 +20,9 @@
  * nodes, or nothing to compare). */
 enum pc_nic { PC_NIC_AUTO = 0, PC_NIC_ONLOAD = 1, PC_NIC_OFFLOAD = 2, PC_NIC_NONE = 3 };
 
+/* PACOLL_LEARN: where auto learns in place (select/learn_team.c). */
+enum pc_learning { PC_LEARNING_OFF = 0, PC_LEARNING_ON = 1, PC_LEARNING_UNMEASURED = 2 };
+
 #define PC_MAX_NODE_PATTERN 64
 /* Distinct parameters of all algorithms together. */
 #define PC_MAX_PARAMS 32
@@ -37,6 +40,8 @@ typedef struct pc_config {
     int stats;                  /* PACOLL_STATS */
     int nic;                    /* PACOLL_NIC: enum pc_nic */
     char rules_path[512];       /* PACOLL_RULES, "" = embedded default */
+    int learn;                  /* PACOLL_LEARN: enum pc_learning */
+    char learn_file[512];       /* PACOLL_LEARN_FILE, "" = none */
     pc_param_value_t param[PC_MAX_PARAMS]; /* the algorithms' own (pc_param) */
     int nparams;
     int error;                  /* MPI error class of the first bad value, or 0 */

@@ -30,6 +30,8 @@ static void context_free(pc_context_t *ctx)
     __atomic_store_n(&pc_context_current, NULL, __ATOMIC_RELEASE);
     if (ctx->rules_free)
         ctx->rules_free(ctx->rules);
+    if (ctx->learned_free)
+        ctx->learned_free(ctx->learned);
     free(ctx->rules_path);
     for (int i = 0; i < ctx->nreasons; i++)
         free(ctx->reasons[i]);
@@ -163,7 +165,7 @@ int pc_context_first_reason(pc_context_t *ctx, const char *reason)
 
 /* --------------------------------------------------------------- stats */
 
-enum { PC_EXTRA_STATS = 8 };
+enum { PC_EXTRA_STATS = 12 };
 
 /* The opening line: per collective, the calls pacoll's own algorithms
  * ran and those it gave to the MPI library (calls are counted on every
@@ -221,6 +223,11 @@ static void print_stats(const uint64_t *sum)
            (unsigned long long)x[0], (unsigned long long)x[1], (unsigned long long)x[2],
            (unsigned long long)x[3], (unsigned long long)x[4], (unsigned long long)x[5],
            (unsigned long long)x[6], (unsigned long long)x[7]);
+    if (x[8] || x[9]) /* learning in place: summed over ranks, like calls */
+        printf("pacoll-stats: learning trial_calls=%llu decisions=%llu revisits=%llu "
+               "lost_trial_seconds=%.6f\n",
+               (unsigned long long)x[8], (unsigned long long)x[9], (unsigned long long)x[10],
+               (double)x[11] * 1e-9);
     fflush(stdout);
 }
 
@@ -239,6 +246,8 @@ static void reduce_and_print_stats(pc_context_t *ctx)
         x[0] = ctx->reg_hits, x[1] = ctx->reg_misses, x[2] = ctx->reg_bytes;
         x[3] = ctx->reg_evictions, x[4] = ctx->adv_sent, x[5] = ctx->zput_bytes;
         x[6] = ctx->eager_bytes, x[7] = ctx->host_write_bytes;
+        x[8] = ctx->learn_trials, x[9] = ctx->learn_decisions, x[10] = ctx->learn_revisits;
+        x[11] = (uint64_t)(ctx->learn_lost * 1e9);
     }
     int rank;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -270,6 +279,8 @@ void pc_context_finalize(void)
     pc_config_read(&cfg);
     if (cfg.stats)
         reduce_and_print_stats(ctx);
+    if (ctx && ctx->learned_save)
+        ctx->learned_save(ctx);
     if (ctx)
         PMPI_Comm_delete_attr(MPI_COMM_SELF, context_keyval);
 }

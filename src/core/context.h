@@ -49,6 +49,14 @@ typedef struct pc_context {
     struct pc_rules *rules;
     char *rules_path;
     void (*rules_free)(struct pc_rules *rules);
+    /* What learning in place keeps for the process (select/learn_team.c):
+     * the learned file's entries and what teams learned, written at
+     * MPI_Finalize by learned_save; and its cost, for PACOLL_STATS. */
+    void *learned;
+    void (*learned_save)(struct pc_context *ctx);
+    void (*learned_free)(void *learned);
+    uint64_t learn_trials, learn_decisions, learn_revisits;
+    double learn_lost; /* seconds */
 } pc_context_t;
 
 /* The keyval teams hang on, made on first use. */

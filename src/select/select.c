@@ -291,6 +291,14 @@ int pc_rules_may_run(const pc_rules_t *rs, int coll, const pc_shape_t *s)
     return 0;
 }
 
+int pc_rules_cover(const pc_rules_t *rs, int coll, const pc_shape_t *s)
+{
+    for (int i = 0; rs && i < rs->n; i++)
+        if (rs->rule[i].coll == coll && shape_matches(&rs->rule[i], s))
+            return 1;
+    return 0;
+}
+
 int pc_team_may_run(const pacoll_team_t *t)
 {
     pc_shape_t s;
@@ -371,6 +379,7 @@ static void select_free(pacoll_team_t *t, void *obj, int local)
 {
     pc_team_select_t *sel = obj;
     (void)local;
+    pc_learn_close(t, sel->learn);
     if (sel->own)
         pc_rules_free(sel->rules);
     t->sel = NULL;

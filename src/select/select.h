@@ -9,7 +9,10 @@
  * wins.  Every input of the choice is the same on every rank (block size,
  * ranks, nodes, the NIC's nature, alltoallv's agreed largest block), so all
  * ranks choose the same algorithm; the last two cost communication and are
- * measured only when a rule that could match needs them.
+ * measured only when a rule that could match needs them.  Where no rule
+ * is about the communicator's shape (PACOLL_LEARN), learning in place
+ * replaces the rules' answer by what the calls themselves measured
+ * (learn_team.c; docs/AUTO.md, "Learning in place").
  */
 #ifndef PACOLL_SELECT_H
 #define PACOLL_SELECT_H
@@ -70,6 +73,9 @@ int pc_rules_choose(const pc_rules_t *rs, int coll, const pc_shape_t *s, double 
 /* True if some rule for coll may match shape s at some size (and NIC) and
  * names one of pacoll's algorithms that can run there. */
 int pc_rules_may_run(const pc_rules_t *rs, int coll, const pc_shape_t *s);
+/* True if some rule for coll is about shape s, at some size and NIC,
+ * whatever it names: the rules were measured on that shape. */
+int pc_rules_cover(const pc_rules_t *rs, int coll, const pc_shape_t *s);
 /* True if pacoll may run one of its algorithms on team t without one being
  * named at a call or on the communicator: by its rules (loaded) or by
  * PACOLL_<COLL>.  It depends on no call's arguments. */
@@ -77,8 +83,10 @@ int pc_team_may_run(const pacoll_team_t *t);
 
 /* What selection keeps per team (t->sel), made when the rules are loaded
  * and freed with the team (pc_team_ext_set). */
+typedef struct pc_learn_team pc_learn_team_t;
 typedef struct pc_team_select {
     pc_rules_t *rules; /* the context's, else the team's own */
+    pc_learn_team_t *learn; /* learning in place (learn_team.c), NULL when off */
     int own;           /* rules are the team's: freed with it */
     struct {           /* the last automatic choice per collective: programs call */
         size_t m;      /* with the same sizes again and again */
@@ -110,6 +118,32 @@ int pc_select_why(pacoll_team_t *t, pacoll_coll_t coll, size_t m, pc_agree_bytes
                   const void *call, char *why, size_t len);
 /* The same without agreement (m as given) or explanation. */
 int pc_select(pacoll_team_t *t, pacoll_coll_t coll, size_t m);
+
+/* Learning in place (learn_team.c; docs/AUTO.md, "Learning in place"). */
+/* Made at the team's first call, after its rules, when PACOLL_LEARN is
+ * on: with PACOLL_LEARN_FILE a broadcast over the team (the file's
+ * choices for its shape, read by its rank 0).  MPI_ERR_NO_MEM, or an MPI
+ * error of the broadcast. */
+int pc_learn_open(pacoll_team_t *t);
+/* Folds what the team learned into the process's (select_free). */
+void pc_learn_close(pacoll_team_t *t, pc_learn_team_t *lt);
+/* True if learning may run one of pacoll's algorithms on t (so its
+ * channel is made at its first call, as when the rules may). */
+int pc_learn_may_run(const pacoll_team_t *t);
+/* A call that learns: its class, and the clock at its start. */
+typedef struct pc_learn_call {
+    struct pc_learn_class *cls; /* NULL: the call does not learn (nor may its class
+                                 * change: it may go the plain way) */
+    int coll, k, timed;
+    double t0;
+} pc_learn_call_t;
+/* The registry index a call of coll with m bytes per block runs, the
+ * rules having given rules_idx; lc says whether it learns. */
+int pc_learn_pick(pacoll_team_t *t, pacoll_coll_t coll, size_t m, int rules_idx,
+                  pc_learn_call_t *lc);
+/* After that call, whatever it returned, on every rank: its time, and at
+ * the schedule's agreement points one reduction over the team. */
+void pc_learn_done(pacoll_team_t *t, pc_learn_call_t *lc);
 
 /* The cost-model inputs for this team. */
 void pc_cost_ctx(const pacoll_team_t *t, pc_cost_ctx_t *ctx);

@@ -7,6 +7,7 @@
  *   mpirun -np P pacoll-tune [--out rules.json] [--save measured.json] ...
  *   mpirun -np P pacoll-tune --check rules.json
  *   pacoll-tune --from FILE... [--out rules.json] [--compare rules.json]
+ *   pacoll-tune --from-learned LEARNED [--out rules.json]
  */
 #include <stdlib.h>
 #include <string.h>
@@ -37,9 +38,11 @@ static void usage(FILE *f)
           "  --floor F         the replay and --check flag auto/native below F (default 0.97)\n"
           "  --out FILE        the rules (default pacoll-rules.json; - = standard output)\n"
           "  --save FILE       also the measurements (pacoll-tune/1 JSON), for --from\n"
-          "  --from FILE|DIR   measurements to make rules from (--save's, pacoll-bench's;\n"
-          "                    a directory: its *.json); several files, or --from again,\n"
-          "                    give one rules file covering every shape measured\n"
+          "  --from FILE|DIR   measurements to make rules from (--save's, pacoll-bench's,\n"
+          "                    a PACOLL_LEARN_FILE's; a directory: its *.json); several\n"
+          "                    files, or --from again, give one rules file covering every\n"
+          "                    shape measured\n"
+          "  --from-learned FILE  the same as --from, for a learned file (docs/AUTO.md)\n"
           "  --compare FILE    --from: exit 1 unless FILE's rules are the ones made\n"
           "  --quiet           no line per measurement\n"
           "A rules file replaces the built-in rules entirely: a shape it has no rule for goes\n"
@@ -86,7 +89,7 @@ static int parse(int argc, char **argv, args_t *a)
     for (int i = 1; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int takes = strcmp(k, "--quiet") && strcmp(k, "--help") && strcmp(k, "-h") &&
-                    strcmp(k, "--from") && strcmp(k, "--version");
+                    strcmp(k, "--from") && strcmp(k, "--from-learned") && strcmp(k, "--version");
         if (takes && !v) {
             fprintf(stderr, "pacoll-tune: %s needs a value\n", k);
             return 2;
@@ -99,7 +102,7 @@ static int parse(int argc, char **argv, args_t *a)
             return 1;
         } else if (!strcmp(k, "--quiet")) {
             o->quiet = 1;
-        } else if (!strcmp(k, "--from")) {
+        } else if (!strcmp(k, "--from") || !strcmp(k, "--from-learned")) {
             int had = a->nfrom;
             if (!a->from && !(a->from = calloc((size_t)argc, sizeof *a->from))) {
                 fprintf(stderr, "pacoll-tune: out of memory\n");

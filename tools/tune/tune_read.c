@@ -9,6 +9,7 @@
 #include "base/internal.h"
 #include "core/config.h"
 #include "select/json.h"
+#include "select/learn.h"
 #include "select/nic.h"
 #include "tune.h"
 
@@ -145,6 +146,42 @@ static int read_tune(tune_set_t *s, const pc_json_t *root, int src, char *err, s
     return 0;
 }
 
+/* pacoll-learned/1 (PACOLL_LEARN_FILE): what learning in place measured on
+ * the application's own calls; each class becomes two measurements, at
+ * its smallest and largest block, so that a rule made from it covers the
+ * class. */
+static int read_learned(tune_set_t *s, const char *text, int src, char *err, size_t errlen)
+{
+    pc_learn_book_t b = {0};
+    if (pc_learn_book_parse(text, &b, err, errlen) != 0)
+        return -1;
+    for (int i = 0; i < b.n; i++) {
+        const pc_learn_entry_t *e = &b.e[i];
+        size_t lo, hi;
+        int coll = pacoll_coll_from_name(e->coll);
+        if (coll < 0 || e->cls == 0)
+            continue;
+        pc_learn_class_bytes(e->cls, &lo, &hi);
+        for (int end = 0; end < 2; end++) {
+            tune_obs_t *o = tune_add(s);
+            if (!o) {
+                snprintf(err, errlen, "out of memory");
+                pc_learn_book_free(&b);
+                return -1;
+            }
+            o->coll = coll, o->ranks = e->ranks, o->nodes = e->nodes, o->ppn = e->ppn;
+            o->bytes = (double)(end ? hi : lo), o->src = src;
+            snprintf(o->mode, sizeof o->mode, "learned");
+            for (int k = 0; k < e->ncand; k++)
+                put(o, e->cand[k], e->sec[k] * 1e6);
+            if (o->n < 2)
+                s->n--;
+        }
+    }
+    pc_learn_book_free(&b);
+    return 0;
+}
+
 /* Where a file's measurements were taken, for the rules' comments: a
  * simulated platform (SMPI) or a real machine. */
 static void set_kind(tune_set_t *s, int src, const pc_json_t *root)
@@ -205,8 +242,8 @@ int tune_read_file(tune_set_t *s, const char *path, char *err, size_t errlen)
         return -1;
     }
     pc_json_t *root = pc_json_parse(text, why, sizeof why);
-    free(text);
     if (!root) {
+        free(text);
         snprintf(err, errlen, "%s: %s", path, why);
         return -1;
     }
@@ -218,8 +255,12 @@ int tune_read_file(tune_set_t *s, const char *path, char *err, size_t errlen)
         rc = read_bench(s, root, src, why, sizeof why);
     else if (schema && !strcmp(schema, "pacoll-tune/1"))
         rc = read_tune(s, root, src, why, sizeof why);
+    else if (schema && !strcmp(schema, "pacoll-learned/1"))
+        rc = read_learned(s, text, src, why, sizeof why);
     else
-        rc = -1, snprintf(why, sizeof why, "not a pacoll-bench/1 or pacoll-tune/1 file");
+        rc = -1, snprintf(why, sizeof why,
+                          "not a pacoll-bench/1, pacoll-tune/1 or pacoll-learned/1 file");
+    free(text);
     if (rc)
         snprintf(err, errlen, "%s: %s", path, why);
     pc_json_free(root);

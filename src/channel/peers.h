@@ -10,8 +10,8 @@
 #include "base/internal.h"
 
 /* PACOLL_TRANSPORT: how peers are reached.  auto: shared memory on a host,
- * UCX (else MPI RMA) between hosts; rma and ucx: every peer through that
- * remote transport (ucx falls back to rma where UCX cannot be used). */
+ * MPI RMA between hosts; rma and ucx: every peer through that remote
+ * transport (ucx falls back to rma where UCX cannot be used). */
 enum pc_transport_choice { PC_TRANSPORT_AUTO = 0, PC_TRANSPORT_RMA = 1, PC_TRANSPORT_UCX = 2 };
 
 /* The most settings a platform has of its own (channel/platform.h). */

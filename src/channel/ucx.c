@@ -80,6 +80,11 @@ static int put(pc_chan_t *ch, int peer, size_t disp, const void *src, size_t n)
                                .user_data = u};
     if (n == 0)
         return MPI_SUCCESS;
+    if (peer == ch->peers.rank) { /* my own mailbox: stores, in order */
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        memcpy(ch->base + disp, src, n);
+        return MPI_SUCCESS;
+    }
     return started(u, ucp_put_nbx(u->ep[peer], src, n, u->rbase[peer] + disp, u->rkey[peer], &prm),
                    "put");
 }
@@ -162,18 +167,6 @@ static int done_poll(pc_call_t *c, int peer, uint64_t want)
     return pc_load_acq(&pc_win_entry(c->ch, peer)->done) >= want;
 }
 
-static int read_progress(pc_chan_t *ch, int peer, uint64_t *v)
-{
-    struct pc_ucx *u = ch->ucx;
-    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
-                                               UCP_OP_ATTR_FIELD_USER_DATA,
-                               .cb.send = done_cb,
-                               .user_data = u};
-    int rc = started(u, ucp_get_nbx(u->ep[peer], v, sizeof *v, u->rbase[peer], u->rkey[peer], &prm),
-                     "get");
-    return rc == MPI_SUCCESS ? quiesce(u) : rc;
-}
-
 /* The zero-copy data (MPI window) is complete at the target: the mailbox
  * puts that follow may announce it. */
 static int complete_peer(pc_chan_t *ch, int peer) { return pc_rma_complete_data(ch, peer); }
@@ -218,7 +211,12 @@ static const pc_transport_t pc_transport_ucx = {
     .adv_poll = adv_poll,
     .zput = pc_remote_zput,
     .done_poll = done_poll,
-    .read_progress = read_progress,
+    /* a peer's progress word by MPI_Get on the window the mailboxes are:
+     * the MPI library answers it from any MPI call, where UCX's software
+     * RMA would wait for the peer to progress this worker */
+    .read_progress = pc_rma_read_progress,
+    .read_progress_start = pc_rma_read_progress_start,
+    .read_progress_end = pc_rma_read_progress_end,
     .write_data = pc_rma_write_data,
     .complete_data = pc_rma_complete_data,
     .complete_peer = complete_peer,
@@ -262,15 +260,12 @@ static void ucx_free(pc_chan_t *ch)
     ch->ucx = NULL;
 }
 
-void pc_ucx_free(pc_chan_t *ch)
+/* Every operation complete at its target, then an agreement that all
+ * ranks are there, progressing all along: a peer's flush may need this
+ * worker's answers (connection set-up, acknowledgements over tcp). */
+static void flush_together(pc_chan_t *ch)
 {
     struct pc_ucx *u = ch->ucx;
-    if (!u)
-        return;
-    quiesce(u);
-    /* Every put complete at its target, then an agreement that all ranks
-     * are there, progressing all along: a peer's flush may need this
-     * worker's acknowledgements. */
     ucp_request_param_t prm = {.op_attr_mask = 0};
     ucs_status_ptr_t sp = ucp_worker_flush_nbx(u->worker, &prm);
     if (sp && !UCS_PTR_IS_ERR(sp)) {
@@ -283,7 +278,37 @@ void pc_ucx_free(pc_chan_t *ch)
     if (PMPI_Ibarrier(ch->peers.comm, &req) == MPI_SUCCESS)
         while (PMPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
             ucp_worker_progress(u->worker);
+}
+
+void pc_ucx_free(pc_chan_t *ch)
+{
+    if (!ch->ucx)
+        return;
+    quiesce(ch->ucx);
+    flush_together(ch);
     ucx_free(ch);
+}
+
+/* Connects every endpoint now, while every rank progresses: a connection
+ * made lazily inside a call would need the peer's progress, and the peer
+ * may by then be in an MPI call of the program's. */
+static int wire_up(pc_chan_t *ch)
+{
+    struct pc_ucx *u = ch->ucx;
+    uint64_t *got = calloc((size_t)ch->peers.size, sizeof *got);
+    int rc = got ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                               UCP_OP_ATTR_FIELD_USER_DATA,
+                               .cb.send = done_cb,
+                               .user_data = u};
+    for (int r = 0; r < ch->peers.size && rc == MPI_SUCCESS; r++)
+        rc = started(u, ucp_get_nbx(u->ep[r], &got[r], sizeof *got, u->rbase[r], u->rkey[r], &prm),
+                     "get");
+    if (rc == MPI_SUCCESS)
+        rc = quiesce(u);
+    flush_together(ch);
+    free(got);
+    return rc;
 }
 
 /* This rank's UCX objects: context, worker, the mailbox registered; its
@@ -294,7 +319,9 @@ static int local_init(pc_chan_t *ch, ucp_address_t **addr, size_t *alen, void **
 {
     struct pc_ucx *u = ch->ucx;
     ucp_config_t *cfg;
-    ucs_status_t s = ucp_config_read(NULL, NULL, &cfg);
+    /* PACOLL_UCX_<name> overrides UCX_<name> for pacoll's context only (the
+     * MPI library's own UCX keeps UCX_<name>) */
+    ucs_status_t s = ucp_config_read("PACOLL", NULL, &cfg);
     if (s != UCS_OK)
         return snprintf(why, wlen, "ucp_config_read failed: %s", ucs_status_string(s)), 0;
     ucp_params_t prm = {.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
@@ -410,7 +437,7 @@ int pc_ucx_create(pc_chan_t *ch, char *why, size_t wlen)
         return rc;
     }
     ch->remote = &pc_transport_ucx;
-    return MPI_SUCCESS;
+    return wire_up(ch);
 }
 
 #else /* no UCX in this build */

@@ -53,8 +53,8 @@ static const pc_param_t p_regcache = {
 static const pc_param_t p_transport = {
     .env = "PACOLL_TRANSPORT", .kind = PC_PARAM_CHOICE, .dflt = PC_TRANSPORT_AUTO,
     .choices = transport_names, .nchoices = 3,
-    .help = "auto: shared memory on a host, UCX (else MPI RMA) between hosts; rma: MPI RMA "
-            "everywhere; ucx: UCX everywhere (MPI RMA where UCX cannot be used)"};
+    .help = "auto: shared memory on a host, MPI RMA between hosts; rma: MPI RMA everywhere; "
+            "ucx: UCX puts everywhere (MPI RMA where UCX cannot be used)"};
 /* Single-copy wins above 4 KB on one host (docs/ARCHITECTURE.md). */
 static const pc_param_t p_eager = {
     .env = "PACOLL_EAGER", .kind = PC_PARAM_SIZE, .dflt = 4096, .lo = 0, .hi = 0x1p63,
@@ -353,6 +353,9 @@ void pc_config_warn_unknown(void)
             continue;
         memcpy(name, *e, (size_t)(eq - *e));
         name[eq - *e] = '\0';
+        /* UCX's own settings for pacoll's UCX context (channel/ucx.c) */
+        if (strncmp(name, "PACOLL_UCX_", 11) == 0)
+            continue;
         near_t q = {.name = name, .dist = 1 << 20};
         pc_params_each(consider_param, &q);
         for (const char *const *o = other_names; *o; o++)

@@ -353,8 +353,8 @@ void pc_config_warn_unknown(void)
             continue;
         memcpy(name, *e, (size_t)(eq - *e));
         name[eq - *e] = '\0';
-        /* UCX's own settings for pacoll's UCX context (channel/ucx.c) */
-        if (strncmp(name, "PACOLL_UCX_", 11) == 0)
+        /* UCX's own settings for pacoll's UCX context, PACOLL_ then UCX_<name> (channel/ucx.c) */
+        if (strncmp(name + 7, "UCX_", 4) == 0)
             continue;
         near_t q = {.name = name, .dist = 1 << 20};
         pc_params_each(consider_param, &q);

@@ -140,6 +140,8 @@ int pc_call_end(pc_call_t *c)
 {
     pc_chan_t *ch = c->ch;
     int rc = pc_flush(c);
+    if (rc == MPI_SUCCESS && ch->remote->call_end)
+        rc = ch->remote->call_end(ch);
     if (ch->peers.cfg->trace == 2 || (ch->peers.cfg->trace == 1 && ch->peers.rank == 0))
         trace_line(c);
     pc_regcache_end_call(ch);

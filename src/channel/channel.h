@@ -11,8 +11,10 @@
  *            with smpicc).
  * What the hardware does (copies, flags, the clock) comes from the
  * platform's table (channel/platform.h), the real one or the simulator's.
- * PACOLL_TRANSPORT=rma sends everything through the remote transport, so
- * the remote path is tested on one machine.
+ *   ucx      a peer on another host: UCX puts into the same mailboxes
+ *            (channel/ucx.c), where the build has UCX and it comes up.
+ * PACOLL_TRANSPORT=rma (or ucx) sends everything through the remote
+ * transport, so the remote path is tested on one machine.
  *
  * Every rank owns a mailbox that every peer can write:
  *   - progress: the last call this rank finished (read by peers that need
@@ -93,7 +95,8 @@ struct pc_plat_state;                         /* the platform's (channel/platfor
 
 typedef struct pc_chan {
     pc_peers_t peers;
-    const pc_transport_t *remote; /* peers on another host (or all, PACOLL_TRANSPORT=rma) */
+    const pc_transport_t *remote; /* peers on another host (or all, PACOLL_TRANSPORT=rma|ucx) */
+    struct pc_ucx *ucx;           /* the ucx transport's state (NULL: not in use) */
     /* MPI RMA: mailboxes of all team ranks, and the dynamic window */
     int have_win;
     MPI_Win win, dwin;

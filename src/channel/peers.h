@@ -9,8 +9,10 @@
 
 #include "base/internal.h"
 
-/* PACOLL_TRANSPORT: how same-host peers are reached. */
-enum pc_transport_choice { PC_TRANSPORT_AUTO = 0, PC_TRANSPORT_RMA = 1 };
+/* PACOLL_TRANSPORT: how peers are reached.  auto: shared memory on a host,
+ * MPI RMA between hosts; rma and ucx: every peer through that remote
+ * transport (ucx falls back to rma where UCX cannot be used). */
+enum pc_transport_choice { PC_TRANSPORT_AUTO = 0, PC_TRANSPORT_RMA = 1, PC_TRANSPORT_UCX = 2 };
 
 /* The most settings a platform has of its own (channel/platform.h). */
 #define PC_PLATFORM_SETTINGS 8

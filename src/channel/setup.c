@@ -35,6 +35,20 @@ static int gather_procs(pc_chan_t *ch)
                           (int)(sizeof me / sizeof(uint64_t)), MPI_UINT64_T, p->host_comm);
 }
 
+/* PACOLL_TRANSPORT=ucx: UCX for the remote peers where it comes up on
+ * every rank, else MPI RMA (named under PACOLL_VERBOSE, by rank 0).  Not
+ * the default: UCX's software RMA (tcp) answers a get only when the
+ * target progresses its worker, which pacoll does only inside its calls. */
+static int remote_transport(pc_chan_t *ch)
+{
+    char why[192] = "";
+    int rc = pc_ucx_create(ch, why, sizeof why);
+    if (rc == MPI_SUCCESS && ch->remote == &pc_transport_mpi_rma && ch->peers.cfg->verbose &&
+        ch->peers.rank == 0)
+        pc_log("remote transport: MPI RMA, not UCX (%s) although PACOLL_TRANSPORT=ucx", why);
+    return rc;
+}
+
 int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers, pc_room_t extra, int *room)
 {
     *room = 1;
@@ -65,7 +79,7 @@ int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers, pc_room_t extra, int 
      * them (a peer on another host, forced RMA, or no cross-memory copy),
      * and in the same reduction whether every host has room for all that
      * set-up allocates (room.h): else nothing is allocated anywhere. */
-    int need = p->host_size < p->size || p->cfg->transport == PC_TRANSPORT_RMA || (shm && !ch->cma);
+    int need = p->host_size < p->size || p->cfg->transport != PC_TRANSPORT_AUTO || (shm && !ch->cma);
     size_t rma_box = need && p->size > 1 ? pc_box_bytes(p->size, pc_slot_size(ch, p->size)) : 0;
     pc_room_t r = extra;
     if (shm)
@@ -87,19 +101,22 @@ int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers, pc_room_t extra, int 
         rc = pc_shm_transport_create(ch);
     if (rc == MPI_SUCCESS && any[0] && p->size > 1)
         rc = pc_rma_windows_create(ch);
+    if (rc == MPI_SUCCESS && ch->have_win && p->cfg->transport == PC_TRANSPORT_UCX)
+        rc = remote_transport(ch);
     return rc;
 }
 
 const char *pc_chan_describe(const pc_chan_t *ch, char *buf, size_t len)
 {
     snprintf(buf, len, "%s%s%s", ch->have_shm ? "shm" : "", ch->have_shm && ch->have_win ? "+" : "",
-             ch->have_win ? "rma" : (ch->have_shm ? "" : "none"));
+             ch->have_win ? ch->remote->name : (ch->have_shm ? "" : "none"));
     return buf;
 }
 
 void pc_chan_free(pc_chan_t *ch)
 {
     pc_regcache_free(ch);
+    pc_ucx_free(ch);
     if (PC_PLATFORM.chan_free)
         PC_PLATFORM.chan_free(ch);
     if (ch->have_win) {

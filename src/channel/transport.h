@@ -113,6 +113,12 @@ struct pc_transport {
     void (*block_end)(pc_chan_t *ch);
     /* pc_chan_poll_only (NULL: polls never block anyway). */
     void (*poll_only)(pc_chan_t *ch, int on);
+    /* At the end of a call, after flush: every put of the call complete
+     * locally, its source reusable (NULL: flush did that). */
+    int (*call_end)(pc_chan_t *ch);
+    /* Runs the transport's own progress engine from the wait layer's
+     * polls (NULL: the MPI library's, which the wait layer pokes). */
+    void (*progress)(pc_chan_t *ch);
 };
 
 extern const pc_transport_t pc_transport_shm;
@@ -157,6 +163,12 @@ int pc_shm_transport_create(pc_chan_t *ch);
 /* The host's segment: its mailboxes and the platform's entry bookkeeping. */
 size_t pc_shm_segment_bytes(const pc_chan_t *ch);
 int pc_rma_windows_create(pc_chan_t *ch);
+/* After the windows (collective over the team): makes ucx the remote
+ * transport if UCX comes up on every rank and reaches every peer; else
+ * names why in why and keeps mpi_rma (MPI_SUCCESS either way, an error
+ * only from MPI).  pc_ucx_free (collective) before the windows go. */
+int pc_ucx_create(pc_chan_t *ch, char *why, size_t wlen);
+void pc_ucx_free(pc_chan_t *ch);
 /* The eager slot size for n peers within PACOLL_SLOT_BUDGET. */
 size_t pc_slot_size(const pc_chan_t *ch, int npeers);
 

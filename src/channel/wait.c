@@ -4,7 +4,7 @@
 #include <sched.h>
 #include <time.h>
 
-#include "channel/channel.h"
+#include "channel/transport.h"
 
 double pc_real_clock(void)
 {
@@ -40,6 +40,8 @@ static void poke_progress(pc_chan_t *ch)
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ch->peers.comm, &flag, MPI_STATUS_IGNORE);
     if (ch->have_win)
         PMPI_Win_sync(ch->win);
+    if (ch->remote && ch->remote->progress)
+        ch->remote->progress(ch);
 }
 
 /* Rank r, on my host, whose process has exited: 1 after saying so. */

@@ -14,7 +14,7 @@
 
 /* ------------------------------------------------ shared parameters */
 
-static const char *const transport_names[] = {"auto", "rma"};      /* enum pc_transport_choice */
+static const char *const transport_names[] = {"auto", "rma", "ucx"}; /* enum pc_transport_choice */
 static const char *const nic_names[] = {"auto", "onload", "offload"}; /* enum pc_nic */
 
 static const pc_param_t p_ports = {
@@ -74,8 +74,9 @@ static const pc_param_t p_regcache = {
     .help = "keep user buffers attached between calls (registration cache)"};
 static const pc_param_t p_transport = {
     .env = "PACOLL_TRANSPORT", .kind = PC_PARAM_CHOICE, .dflt = PC_TRANSPORT_AUTO,
-    .choices = transport_names, .nchoices = 2,
-    .help = "auto: shared memory on a host, MPI RMA between hosts; rma: MPI RMA everywhere"};
+    .choices = transport_names, .nchoices = 3,
+    .help = "auto: shared memory on a host, MPI RMA between hosts; rma: MPI RMA everywhere; "
+            "ucx: UCX puts everywhere (MPI RMA where UCX cannot be used)"};
 /* Single-copy wins above 4 KB on one host (docs/ARCHITECTURE.md). */
 static const pc_param_t p_eager = {
     .env = "PACOLL_EAGER", .kind = PC_PARAM_SIZE, .dflt = 4096, .lo = 0, .hi = 0x1p63,
@@ -384,6 +385,9 @@ void pc_config_warn_unknown(void)
             continue;
         memcpy(name, *e, (size_t)(eq - *e));
         name[eq - *e] = '\0';
+        /* UCX's own settings for pacoll's UCX context, PACOLL_ then UCX_<name> (channel/ucx.c) */
+        if (strncmp(name + 7, "UCX_", 4) == 0)
+            continue;
         near_t q = {.name = name, .dist = 1 << 20};
         pc_params_each(consider_param, &q);
         for (const char *const *o = other_names; *o; o++)

@@ -1,0 +1,454 @@
+/*
+ * The ucx transport: a peer on another host, over UCX (UCP one-sided
+ * puts).  The mailboxes are the team's MPI window memory (mpi_rma.c makes
+ * it), registered once with ucp_mem_map; its remote keys and the worker
+ * addresses are exchanged over the team's communicator when the channel is
+ * made.  A mailbox write is ucp_put_nbx; a flag follows its data after
+ * ucp_worker_fence, so no flush per message: the target sees completion by
+ * polling the flag.  Puts are completed locally at the end of each call
+ * (their sources may then be reused).  Zero-copy data into an advertised
+ * receive buffer still goes through the dynamic MPI window (mpi_rma.c's
+ * window operations), flushed before its done counter is put.
+ *
+ * Without UCX in the build (PACOLL_HAVE_UCX undefined) only
+ * pc_ucx_create is here, and it declines: the channel keeps mpi_rma.
+ */
+#include "channel/transport.h"
+
+#ifdef PACOLL_HAVE_UCX
+
+#include <ucp/api/ucp.h>
+
+/* Values put from memory that must stay put until the put completes
+ * locally: a ring, completed whole when it wraps. */
+#define PC_UCX_VALS 1024
+
+struct pc_ucx {
+    ucp_context_h ctx;
+    ucp_worker_h worker;
+    ucp_mem_h mbox;
+    ucp_ep_h *ep;       /* [size] */
+    ucp_rkey_h *rkey;   /* [size] each peer's mailbox */
+    uint64_t *rbase;    /* [size] each peer's mailbox address */
+    int neps;           /* endpoints made (the first neps of ep[]) */
+    long inflight;      /* puts and gets not yet complete locally */
+    ucs_status_t err;   /* the first failed completion */
+    unsigned nvals;
+    uint64_t vals[PC_UCX_VALS];
+};
+
+static void done_cb(void *req, ucs_status_t status, void *user)
+{
+    struct pc_ucx *u = user;
+    if (status != UCS_OK && u->err == UCS_OK)
+        u->err = status;
+    u->inflight--;
+    ucp_request_free(req);
+}
+
+static int started(struct pc_ucx *u, ucs_status_ptr_t sp, const char *what)
+{
+    if (sp == NULL)
+        return MPI_SUCCESS;
+    if (UCS_PTR_IS_ERR(sp)) {
+        pc_log("ucx: %s failed: %s", what, ucs_status_string(UCS_PTR_STATUS(sp)));
+        return MPI_ERR_OTHER;
+    }
+    u->inflight++;
+    return MPI_SUCCESS;
+}
+
+/* Every put and get issued so far complete locally. */
+static int quiesce(struct pc_ucx *u)
+{
+    while (u->inflight > 0)
+        ucp_worker_progress(u->worker);
+    u->nvals = 0;
+    if (u->err != UCS_OK) {
+        pc_log("ucx: a put failed: %s", ucs_status_string(u->err));
+        return MPI_ERR_OTHER;
+    }
+    return MPI_SUCCESS;
+}
+
+static int put(pc_chan_t *ch, int peer, size_t disp, const void *src, size_t n)
+{
+    struct pc_ucx *u = ch->ucx;
+    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                               UCP_OP_ATTR_FIELD_USER_DATA,
+                               .cb.send = done_cb,
+                               .user_data = u};
+    if (n == 0)
+        return MPI_SUCCESS;
+    if (peer == ch->peers.rank) { /* my own mailbox: stores, in order */
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        memcpy(ch->base + disp, src, n);
+        return MPI_SUCCESS;
+    }
+    return started(u, ucp_put_nbx(u->ep[peer], src, n, u->rbase[peer] + disp, u->rkey[peer], &prm),
+                   "put");
+}
+
+/* One word, from the ring (its put may read it after this returns). */
+static int put_word(pc_chan_t *ch, int peer, size_t disp, uint64_t v)
+{
+    struct pc_ucx *u = ch->ucx;
+    if (u->nvals == PC_UCX_VALS) {
+        int rc = quiesce(u);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    uint64_t *slot = &u->vals[u->nvals++];
+    *slot = v;
+    return put(ch, peer, disp, slot, sizeof *slot);
+}
+
+static int fence(pc_chan_t *ch)
+{
+    ucs_status_t s = ucp_worker_fence(ch->ucx->worker);
+    if (s != UCS_OK) {
+        pc_log("ucx: fence failed: %s", ucs_status_string(s));
+        return MPI_ERR_OTHER;
+    }
+    return MPI_SUCCESS;
+}
+
+static size_t flag_disp(int sender, int gen)
+{
+    return pc_entry_off(sender) + offsetof(pc_entry_t, flag) + (size_t)gen * 8;
+}
+
+static int eager_put(pc_call_t *c, int peer, int gen, const void *src, size_t n)
+{
+    pc_chan_t *ch = c->ch;
+    int me = ch->peers.rank;
+    int rc = put(ch, peer, pc_slot_off(ch->peers.size, me, gen, ch->slot), src, n);
+    if (rc == MPI_SUCCESS)
+        rc = fence(ch);
+    return rc == MPI_SUCCESS ? put_word(ch, peer, flag_disp(me, gen), pc_eager_flag(c->seq, n)) : rc;
+}
+
+static const void *eager_poll(pc_call_t *c, int peer, int gen, uint64_t *flag)
+{
+    if (!pc_flag_of_call(*flag = pc_load_acq(&pc_win_entry(c->ch, peer)->flag[gen]), c->seq))
+        return NULL;
+    return pc_win_slot(c->ch, peer, gen);
+}
+
+static int advertise(pc_call_t *c, int peer, uint64_t *f)
+{
+    pc_chan_t *ch = c->ch;
+    ch->advpeers[ch->nadv++] = peer;
+    /* f is the channel's advbuf[peer], kept until the call ends */
+    return put(ch, peer, pc_entry_off(ch->peers.rank) + offsetof(pc_entry_t, adv_addr), f,
+               3 * sizeof *f);
+}
+
+static int expose_end(pc_call_t *c)
+{
+    pc_chan_t *ch = c->ch;
+    /* The address must land before the call number that validates it. */
+    int rc = fence(ch);
+    size_t disp = pc_entry_off(ch->peers.rank) + offsetof(pc_entry_t, adv_seq);
+    for (int i = 0; i < ch->nadv && rc == MPI_SUCCESS; i++)
+        rc = put_word(ch, ch->advpeers[i], disp, c->seq);
+    ch->nadv = 0;
+    return rc;
+}
+
+static const pc_entry_t *adv_poll(pc_call_t *c, int peer)
+{
+    const pc_entry_t *e = pc_win_entry(c->ch, peer);
+    return pc_load_acq(&e->adv_seq) == c->seq ? e : NULL;
+}
+
+static int done_poll(pc_call_t *c, int peer, uint64_t want)
+{
+    return pc_load_acq(&pc_win_entry(c->ch, peer)->done) >= want;
+}
+
+/* The zero-copy data (MPI window) is complete at the target: the mailbox
+ * puts that follow may announce it. */
+static int complete_peer(pc_chan_t *ch, int peer) { return pc_rma_complete_data(ch, peer); }
+
+static int write_flag(pc_chan_t *ch, const pc_pending_t *p)
+{
+    return put_word(ch, p->peer, (size_t)p->flag_disp, p->value);
+}
+
+/* Puts go out from the worker's progress; the target polls. */
+static int deliver_flags(pc_chan_t *ch, int peer)
+{
+    PC_UNUSED(peer);
+    ucp_worker_progress(ch->ucx->worker);
+    return MPI_SUCCESS;
+}
+
+static int flush(pc_call_t *c)
+{
+    pc_chan_t *ch = c->ch;
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < ch->npending && rc == MPI_SUCCESS; i++)
+        rc = complete_peer(ch, ch->pending[i].peer);
+    for (int i = 0; i < ch->npending && rc == MPI_SUCCESS; i++)
+        rc = write_flag(ch, &ch->pending[i]);
+    ch->npending = 0;
+    if (rc == MPI_SUCCESS)
+        ucp_worker_progress(ch->ucx->worker);
+    return rc;
+}
+
+static int call_end(pc_chan_t *ch) { return quiesce(ch->ucx); }
+
+static void progress(pc_chan_t *ch) { ucp_worker_progress(ch->ucx->worker); }
+
+static const pc_transport_t pc_transport_ucx = {
+    .name = "ucx",
+    .eager_put = eager_put,
+    .eager_poll = eager_poll,
+    .advertise = advertise,
+    .expose_end = expose_end,
+    .adv_poll = adv_poll,
+    .zput = pc_remote_zput,
+    .done_poll = done_poll,
+    /* a peer's progress word by MPI_Get on the window the mailboxes are:
+     * the MPI library answers it from any MPI call, where UCX's software
+     * RMA would wait for the peer to progress this worker */
+    .read_progress = pc_rma_read_progress,
+    .read_progress_start = pc_rma_read_progress_start,
+    .read_progress_end = pc_rma_read_progress_end,
+    .write_data = pc_rma_write_data,
+    .complete_data = pc_rma_complete_data,
+    .complete_peer = complete_peer,
+    .write_flag = write_flag,
+    .deliver_flags = deliver_flags,
+    .flush = flush,
+    .call_end = call_end,
+    .progress = progress,
+};
+
+/* ------------------------------------------------------------- set-up */
+
+static void ucx_free(pc_chan_t *ch)
+{
+    struct pc_ucx *u = ch->ucx;
+    if (!u)
+        return;
+    for (int i = 0; i < u->neps; i++) {
+        if (u->rkey && u->rkey[i])
+            ucp_rkey_destroy(u->rkey[i]);
+        /* forced: every put was awaited by its target within its call */
+        ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                   .flags = UCP_EP_CLOSE_FLAG_FORCE};
+        ucs_status_ptr_t sp = u->ep[i] ? ucp_ep_close_nbx(u->ep[i], &prm) : NULL;
+        if (sp && !UCS_PTR_IS_ERR(sp)) {
+            while (ucp_request_check_status(sp) == UCS_INPROGRESS)
+                ucp_worker_progress(u->worker);
+            ucp_request_free(sp);
+        }
+    }
+    if (u->mbox)
+        ucp_mem_unmap(u->ctx, u->mbox);
+    if (u->worker)
+        ucp_worker_destroy(u->worker);
+    if (u->ctx)
+        ucp_cleanup(u->ctx);
+    free(u->ep);
+    free(u->rkey);
+    free(u->rbase);
+    free(u);
+    ch->ucx = NULL;
+}
+
+/* Every operation complete at its target, then an agreement that all
+ * ranks are there, progressing all along: a peer's flush may need this
+ * worker's answers (connection set-up, acknowledgements over tcp). */
+static void flush_together(pc_chan_t *ch)
+{
+    struct pc_ucx *u = ch->ucx;
+    ucp_request_param_t prm = {.op_attr_mask = 0};
+    ucs_status_ptr_t sp = ucp_worker_flush_nbx(u->worker, &prm);
+    if (sp && !UCS_PTR_IS_ERR(sp)) {
+        while (ucp_request_check_status(sp) == UCS_INPROGRESS)
+            ucp_worker_progress(u->worker);
+        ucp_request_free(sp);
+    }
+    MPI_Request req;
+    int done = 0;
+    if (PMPI_Ibarrier(ch->peers.comm, &req) == MPI_SUCCESS)
+        while (PMPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+            ucp_worker_progress(u->worker);
+}
+
+void pc_ucx_free(pc_chan_t *ch)
+{
+    if (!ch->ucx)
+        return;
+    quiesce(ch->ucx);
+    flush_together(ch);
+    ucx_free(ch);
+}
+
+/* Connects every endpoint now, while every rank progresses: a connection
+ * made lazily inside a call would need the peer's progress, and the peer
+ * may by then be in an MPI call of the program's. */
+static int wire_up(pc_chan_t *ch)
+{
+    struct pc_ucx *u = ch->ucx;
+    uint64_t *got = calloc((size_t)ch->peers.size, sizeof *got);
+    int rc = got ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                               UCP_OP_ATTR_FIELD_USER_DATA,
+                               .cb.send = done_cb,
+                               .user_data = u};
+    for (int r = 0; r < ch->peers.size && rc == MPI_SUCCESS; r++)
+        rc = started(u, ucp_get_nbx(u->ep[r], &got[r], sizeof *got, u->rbase[r], u->rkey[r], &prm),
+                     "get");
+    if (rc == MPI_SUCCESS)
+        rc = quiesce(u);
+    flush_together(ch);
+    free(got);
+    return rc;
+}
+
+/* This rank's UCX objects: context, worker, the mailbox registered; its
+ * worker address and packed mailbox key into *addr / *rkey.  NULL after
+ * naming the failure in why. */
+static int local_init(pc_chan_t *ch, ucp_address_t **addr, size_t *alen, void **rkey, size_t *rlen,
+                      char *why, size_t wlen)
+{
+    struct pc_ucx *u = ch->ucx;
+    ucp_config_t *cfg;
+    /* PACOLL_UCX_<name> overrides UCX_<name> for pacoll's context only (the
+     * MPI library's own UCX keeps UCX_<name>) */
+    ucs_status_t s = ucp_config_read("PACOLL", NULL, &cfg);
+    if (s != UCS_OK)
+        return snprintf(why, wlen, "ucp_config_read failed: %s", ucs_status_string(s)), 0;
+    ucp_params_t prm = {.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
+                        .features = UCP_FEATURE_RMA,
+                        .estimated_num_eps = (size_t)ch->peers.size};
+    s = ucp_init(&prm, cfg, &u->ctx);
+    ucp_config_release(cfg);
+    if (s != UCS_OK)
+        return u->ctx = NULL, snprintf(why, wlen, "ucp_init failed: %s", ucs_status_string(s)), 0;
+    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+                              .thread_mode = UCS_THREAD_MODE_SINGLE};
+    if ((s = ucp_worker_create(u->ctx, &wp, &u->worker)) != UCS_OK)
+        return u->worker = NULL,
+               snprintf(why, wlen, "ucp_worker_create failed: %s", ucs_status_string(s)), 0;
+    ucp_mem_map_params_t mp = {.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
+                                             UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+                               .address = ch->base,
+                               .length = ch->box_bytes};
+    if ((s = ucp_mem_map(u->ctx, &mp, &u->mbox)) != UCS_OK)
+        return u->mbox = NULL,
+               snprintf(why, wlen, "ucp_mem_map of the mailbox failed: %s", ucs_status_string(s)), 0;
+    if ((s = ucp_rkey_pack(u->ctx, u->mbox, rkey, rlen)) != UCS_OK)
+        return snprintf(why, wlen, "ucp_rkey_pack failed: %s", ucs_status_string(s)), 0;
+    if ((s = ucp_worker_get_address(u->worker, addr, alen)) != UCS_OK) {
+        ucp_rkey_buffer_release(*rkey);
+        *rkey = NULL;
+        return snprintf(why, wlen, "ucp_worker_get_address failed: %s", ucs_status_string(s)), 0;
+    }
+    return 1;
+}
+
+/* Each rank's blob: its mailbox address, then its worker address, then its
+ * packed mailbox key. */
+static int connect_all(pc_chan_t *ch, const char *all, const int *len, const int *off, char *why,
+                       size_t wlen)
+{
+    struct pc_ucx *u = ch->ucx;
+    int n = ch->peers.size;
+    u->ep = calloc((size_t)n, sizeof *u->ep);
+    u->rkey = calloc((size_t)n, sizeof *u->rkey);
+    u->rbase = calloc((size_t)n, sizeof *u->rbase);
+    if (!u->ep || !u->rkey || !u->rbase)
+        return snprintf(why, wlen, "out of memory"), 0;
+    for (int r = 0; r < n; r++, u->neps = r) {
+        const char *b = all + off[r];
+        uint64_t hdr[2]; /* mailbox address, worker address length */
+        memcpy(hdr, b, sizeof hdr);
+        u->rbase[r] = hdr[0];
+        ucp_ep_params_t ep = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
+                              .address = (const ucp_address_t *)(b + sizeof hdr)};
+        ucs_status_t s = ucp_ep_create(u->worker, &ep, &u->ep[r]);
+        if (s != UCS_OK)
+            return u->ep[r] = NULL,
+                   snprintf(why, wlen, "no UCX transport reaches rank %d: %s", r,
+                            ucs_status_string(s)), 0;
+        s = ucp_ep_rkey_unpack(u->ep[r], b + sizeof hdr + hdr[1], &u->rkey[r]);
+        if (s != UCS_OK)
+            return u->rkey[r] = NULL,
+                   snprintf(why, wlen, "rank %d's mailbox key does not unpack: %s", r,
+                            ucs_status_string(s)), 0;
+        (void)len;
+    }
+    return 1;
+}
+
+int pc_ucx_create(pc_chan_t *ch, char *why, size_t wlen)
+{
+    if (ch->peers.size < 2)
+        return snprintf(why, wlen, "a team of one rank"), MPI_SUCCESS;
+    const pc_peers_t *p = &ch->peers;
+    ucp_address_t *addr = NULL;
+    void *rkey = NULL;
+    size_t alen = 0, rlen = 0;
+    int ok = (ch->ucx = calloc(1, sizeof *ch->ucx)) != NULL;
+    if (!ok)
+        snprintf(why, wlen, "out of memory");
+    else
+        ok = local_init(ch, &addr, &alen, &rkey, &rlen, why, wlen);
+    /* every rank takes part in every step below, whatever its own state */
+    uint64_t hdr[2] = {(uint64_t)(uintptr_t)ch->base, alen};
+    int mine = ok ? (int)(sizeof hdr + alen + rlen) : 0;
+    char *blob = malloc((size_t)mine + 1), *all = NULL;
+    int *len = calloc((size_t)p->size, sizeof *len), *off = calloc((size_t)p->size, sizeof *off);
+    if (ok && blob) {
+        memcpy(blob, hdr, sizeof hdr);
+        memcpy(blob + sizeof hdr, addr, alen);
+        memcpy(blob + sizeof hdr + alen, rkey, rlen);
+    }
+    if (addr)
+        ucp_worker_release_address(ch->ucx->worker, addr);
+    if (rkey)
+        ucp_rkey_buffer_release(rkey);
+    int rc = PMPI_Allgather(&mine, 1, MPI_INT, len, 1, MPI_INT, p->comm);
+    size_t total = 0;
+    for (int r = 0; r < p->size && len && off; r++)
+        off[r] = (int)total, total += (size_t)len[r];
+    int all_ok = 1;
+    for (int r = 0; r < p->size && len; r++)
+        all_ok &= len[r] > 0;
+    if (rc == MPI_SUCCESS && all_ok && blob && len && off && (all = malloc(total)) != NULL)
+        rc = PMPI_Allgatherv(blob, mine, MPI_BYTE, all, len, off, MPI_BYTE, p->comm);
+    if (ok && !all_ok)
+        snprintf(why, wlen, "UCX did not initialize on another rank");
+    ok = ok && all_ok && all && rc == MPI_SUCCESS && connect_all(ch, all, len, off, why, wlen);
+    int every = 0;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, p->comm);
+    if (ok && !every)
+        snprintf(why, wlen, "UCX could not reach every rank from another rank");
+    free(blob), free(all), free(len), free(off);
+    if (rc != MPI_SUCCESS || !every) {
+        ucx_free(ch);
+        return rc;
+    }
+    ch->remote = &pc_transport_ucx;
+    return wire_up(ch);
+}
+
+#else /* no UCX in this build */
+
+int pc_ucx_create(pc_chan_t *ch, char *why, size_t wlen)
+{
+    PC_UNUSED(ch);
+    snprintf(why, wlen, "this pacoll was built without UCX");
+    return MPI_SUCCESS;
+}
+
+void pc_ucx_free(pc_chan_t *ch) { PC_UNUSED(ch); }
+
+#endif

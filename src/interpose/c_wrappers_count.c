@@ -133,9 +133,10 @@ PACOLL_INTERPOSE_EXPORT int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count
                                             MPI_Comm comm)
 {
     int n = 0, in_place = sendbuf == MPI_IN_PLACE;
+    int intra = comm != MPI_COMM_NULL && !is_inter(comm);
     int mine = 1, all = 0;
     int *a = NULL;
-    if (comm == MPI_COMM_NULL || is_inter(comm) || PMPI_Comm_size(comm, &n) != MPI_SUCCESS)
+    if (!intra || PMPI_Comm_size(comm, &n) != MPI_SUCCESS)
         mine = 0;
     if (mine && !(a = malloc(4 * (size_t)(n > 0 ? n : 1) * sizeof *a)))
         mine = 0;
@@ -154,8 +155,7 @@ PACOLL_INTERPOSE_EXPORT int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count
         a[2 * n + i] = (int)recvcounts[i], a[3 * n + i] = (int)rdispls[i];
     }
     /* an intercommunicator or no communicator: nothing to agree on */
-    if (comm != MPI_COMM_NULL && !is_inter(comm) &&
-        PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+    if (intra && PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
         all = 0;
     if (!all) {
         free(a);

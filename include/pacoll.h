@@ -65,6 +65,23 @@ int pacoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 int pacoll_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
 
+/* ---- nonblocking (MPI's MPI_I<coll>): complete with MPI_Wait, MPI_Test and
+ * the other completion calls, like any request.  pacoll's algorithm runs on
+ * a fiber that the MPI library's progress moves where the library lets it
+ * (Open MPI; MPICH 4.2 and later); else the library's own call runs
+ * (docs/INTERPOSE.md, "Nonblocking collectives"). */
+int pacoll_ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int pacoll_ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                      MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                      const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request *request);
+int pacoll_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int pacoll_igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request *request);
+
 /* ---- the same, with the algorithm chosen at this call site ----
  * algo: a registered name for this collective, "native", or NULL/"" for the
  * usual selection.  An unknown name is MPI_ERR_ARG with a message listing the

@@ -108,4 +108,5 @@ const pacoll_algo_t pc_allgather_bruck = {
     .summary = "k-port Bruck, any N, no local shift: ceil(log_{k+1} N)a + (N-1)/k mb",
     .run = run,
     .cost = cost,
+    .nonblocking = 1,
 };

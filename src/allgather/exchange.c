@@ -175,4 +175,5 @@ const pacoll_algo_t pc_allgather_exchange = {
     .summary = "k-port Standard Exchange (base k+1 recursive doubling), 2 correction rounds for other N",
     .run = run,
     .cost = cost,
+    .nonblocking = 1,
 };

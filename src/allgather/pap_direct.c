@@ -34,4 +34,5 @@ const pacoll_algo_t pc_allgather_pap_direct = {
     .run = run,
     .cost = pc_direct_cost,
     .params = pc_pap_params,
+    .nonblocking = 1,
 };

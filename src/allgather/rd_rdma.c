@@ -296,4 +296,5 @@ const pacoll_algo_t pc_allgather_rd_rdma = {
     .run = run,
     .cost = cost,
     .params = rd_params,
+    .nonblocking = 1,
 };

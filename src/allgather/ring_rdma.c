@@ -78,4 +78,5 @@ const pacoll_algo_t pc_allgather_ring_rdma = {
     .summary = "zero-copy ring: one registration, one address exchange per call; (N-1)(a+mb)",
     .run = run,
     .cost = cost,
+    .nonblocking = 1,
 };

@@ -46,4 +46,5 @@ const pacoll_algo_t pc_alltoall_bruck = {
     .summary = "k-port Bruck, any N, rotations by index arithmetic: ceil(log_{k+1} N) steps",
     .run = run,
     .cost = cost,
+    .nonblocking = 1,
 };

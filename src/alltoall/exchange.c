@@ -51,4 +51,5 @@ const pacoll_algo_t pc_alltoall_exchange = {
     .summary = "k-port Standard Exchange (carry-free digits), 2 correction rounds for other N",
     .run = run,
     .cost = cost,
+    .nonblocking = 1,
 };

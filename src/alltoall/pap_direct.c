@@ -45,4 +45,5 @@ const pacoll_algo_t pc_alltoall_pap_direct = {
     .run = run,
     .cost = pc_direct_cost,
     .params = pc_pap_params,
+    .nonblocking = 1,
 };

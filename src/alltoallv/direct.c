@@ -27,4 +27,5 @@ const pacoll_algo_t pc_alltoallv_direct = {
     .run = run,
     .cost = pc_direct_cost,
     .params = pc_direct_params,
+    .nonblocking = 1,
 };

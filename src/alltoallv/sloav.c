@@ -684,4 +684,5 @@ const pacoll_algo_t pc_alltoallv_sloav = {
     .run = run,
     .cost = cost,
     .params = pc_sloav_params,
+    .nonblocking = 1,
 };

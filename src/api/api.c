@@ -8,7 +8,7 @@
 #include "select/select.h"
 #include "profile/profile.h"
 
-static void say_once(pacoll_team_t *t, const char *fmt, const char *coll, const char *what)
+void pc_api_say(pacoll_team_t *t, const char *fmt, const char *coll, const char *what)
 {
     char msg[PC_MSG_LEN];
     pc_context_t *ctx = pc_context_get(0);
@@ -22,7 +22,7 @@ static void say_once(pacoll_team_t *t, const char *fmt, const char *coll, const 
 void pc_api_say_handoff(MPI_Comm comm, const char *where, const char *why)
 {
     pacoll_team_t *t = comm != MPI_COMM_NULL ? pc_team_find(comm) : NULL;
-    say_once(t, "%s: %s", where, why);
+    pc_api_say(t, "%s: %s", where, why);
 }
 
 /* alltoallv's block size for the rules: the largest block any rank sends
@@ -89,7 +89,7 @@ static int choose(pacoll_team_t *t, const pc_mpi_call_t *call, pc_learn_call_t *
 
 /* The communicator's collective state is lost (verdict.h): this call and
  * every later one fail with code; said once even under MPI_ERRORS_RETURN. */
-static int lost(const pc_mpi_call_t *call, pacoll_team_t *t, int code)
+int pc_api_lost(const pc_mpi_call_t *call, pacoll_team_t *t, int code)
 {
     pc_verdict_t *v = &t->verdict;
     return pc_raise(call->comm, code, !v->lost_told++,
@@ -100,7 +100,7 @@ static int lost(const pc_mpi_call_t *call, pacoll_team_t *t, int code)
 
 /* This rank rejects the call: the others are told (verdict.h), then the
  * error is raised. */
-static int reject(const pc_mpi_call_t *call, pacoll_team_t *t, const pc_check_t *ck)
+int pc_api_reject(const pc_mpi_call_t *call, pacoll_team_t *t, const pc_check_t *ck)
 {
     pc_verdict_reject(t, ck->code);
     return pc_raise(call->comm, ck->code, ck->always, "%s", ck->msg);
@@ -119,7 +119,7 @@ static int unknown_algo(const pc_mpi_call_t *call, const char *name, pc_check_t 
 
 /* The algorithm asked for by name, by precedence: call site, communicator,
  * environment (see select.h); -1 when none is. */
-static int forced(const pc_mpi_call_t *call, pacoll_team_t *t, const char *site, int *idx,
+int pc_api_forced(const pc_mpi_call_t *call, pacoll_team_t *t, const char *site, int *idx,
                   pc_check_t *ck)
 {
     *idx = -1;
@@ -134,7 +134,7 @@ static int forced(const pc_mpi_call_t *call, pacoll_team_t *t, const char *site,
     return MPI_SUCCESS;
 }
 
-static void count(pacoll_team_t *t, const pc_mpi_call_t *call, int idx, size_t bytes)
+void pc_api_count(pacoll_team_t *t, const pc_mpi_call_t *call, int idx, size_t bytes)
 {
     t->stats[idx].calls++;
     t->stats[idx].bytes += bytes;
@@ -173,7 +173,12 @@ static size_t (*const native_bytes[PACOLL_NCOLL])(const pc_mpi_call_t *, int) = 
     PC_COLLS(PC_NATIVE_BYTES)};
 #undef PC_NATIVE_BYTES
 
-static int run_algo(const pc_mpi_call_t *call, pacoll_team_t *t, int idx)
+size_t pc_api_native_bytes(const pc_mpi_call_t *call, int size)
+{
+    return native_bytes[call->coll](call, size);
+}
+
+int pc_api_run_algo(const pc_mpi_call_t *call, pacoll_team_t *t, int idx, uint64_t ncall)
 {
     const pacoll_algo_t *a = pc_registry_get(idx);
     pc_norm_t n;
@@ -183,13 +188,13 @@ static int run_algo(const pc_mpi_call_t *call, pacoll_team_t *t, int idx)
         pc_check_t ck = {.code = rc};
         snprintf(ck.msg, sizeof ck.msg, "%s (%s): could not lay out the buffers (MPI error %d)",
                  call->where, a->name, rc);
-        return reject(call, t, &ck);
+        return pc_api_reject(call, t, &ck);
     }
     int skip = call->coll != PACOLL_ALLTOALLV && n.args.m == 0; /* nothing moves, on every rank */
     /* the channel's counters before, to charge this call's share to a */
     pc_chan_stats_t before = pc_chan_stats(&t->chan);
     if (!skip) {
-        rc = pc_verdict_run(t);
+        rc = pc_verdict_run(t, ncall);
         if (rc == MPI_SUCCESS)
             rc = a->run(t, &n.args);
         pc_verdict_ran(&t->verdict);
@@ -199,7 +204,7 @@ static int run_algo(const pc_mpi_call_t *call, pacoll_team_t *t, int idx)
     t->stats[idx].attaches += after.attaches - before.attaches;
     t->stats[idx].registers += after.registers - before.registers;
     int rc2 = pc_norm_finish(call, t, &n, rc == MPI_SUCCESS);
-    count(t, call, idx, n.sent);
+    pc_api_count(t, call, idx, n.sent);
     pc_verdict_t *v = &t->verdict;
     if (rc != MPI_SUCCESS && v->note[0] && !v->lost) { /* ran everywhere, wrong here */
         rc = pc_raise(call->comm, rc, 0, "%s (%s): %s", call->where, a->name, v->note);
@@ -211,7 +216,7 @@ static int run_algo(const pc_mpi_call_t *call, pacoll_team_t *t, int idx)
         snprintf(why, sizeof why, "%s %s returned MPI error %d", pacoll_coll_name(call->coll),
                  a->name, rc);
         pc_verdict_lose(t, why);
-        return lost(call, t, rc);
+        return pc_api_lost(call, t, rc);
     }
     if (rc2 != MPI_SUCCESS)
         return pc_raise(call->comm, rc2, 0, "%s (%s): could not unpack the result (MPI error %d)",
@@ -223,7 +228,7 @@ static int run_algo(const pc_mpi_call_t *call, pacoll_team_t *t, int idx)
  * pacoll's: the MPI library checks it and gives its own verdict. */
 static int hand_over(const pc_mpi_call_t *call, pacoll_team_t *t, const char *why)
 {
-    say_once(t, "%s: handed to the MPI library: %s", pacoll_coll_name(call->coll), why);
+    pc_api_say(t, "%s: handed to the MPI library: %s", pacoll_coll_name(call->coll), why);
     return pc_api_native(call);
 }
 
@@ -258,7 +263,8 @@ static int plain_block(pacoll_team_t *t, const pc_mpi_call_t *call)
 
 static void api_state_free(pacoll_team_t *t, void *obj, int local)
 {
-    (void)local;
+    if (!local) /* MPI_Comm_free: the calls still running on it end first */
+        pc_nb_drain(t);
     t->api = NULL;
     pc_team_cache_refresh(t);
     free(obj);
@@ -321,6 +327,8 @@ static int dispatch(const pc_mpi_call_t *call, const char *site, pacoll_team_t *
     if (!api)
         return pc_raise(call->comm, MPI_ERR_NO_MEM, 1,
                         "%s: pacoll could not set up the communicator", call->where);
+    if (api->nb_head) /* nonblocking calls still running here end first */
+        pc_nb_drain(t);
     api->plain[call->coll] = PC_PLAIN_NO; /* set again below if this call goes the plain way */
     api->plain_count[call->coll] = -1, api->plain_type[call->coll] = MPI_DATATYPE_NULL;
     if (!t->sel) { /* the team's first call: a bad rules file fails it */
@@ -344,13 +352,13 @@ static int dispatch(const pc_mpi_call_t *call, const char *site, pacoll_team_t *
         return pc_raise(call->comm, rc, 1,
                         "%s: pacoll could not set up its channel on the communicator", call->where);
     if (pc_verdict_begin(t) != MPI_SUCCESS)
-        return lost(call, t, MPI_ERR_OTHER);
+        return pc_api_lost(call, t, MPI_ERR_OTHER);
     pc_check_t ck; /* its message is written only when a check fails */
     ck.code = MPI_SUCCESS, ck.always = 0, ck.probe_comm = t->comm, ck.msg[0] = '\0';
     int idx, chosen;
     pc_learn_call_t lc = {.cls = NULL};
-    if (forced(call, t, site, &idx, &ck) != MPI_SUCCESS)
-        return reject(call, t, &ck);
+    if (pc_api_forced(call, t, site, &idx, &ck) != MPI_SUCCESS)
+        return pc_api_reject(call, t, &ck);
     if ((chosen = idx < 0)) /* the rules, else the MPI library; or learning */
         idx = choose(t, call, &lc);
     rc = run_chosen(call, site, t, idx, chosen, &lc);
@@ -376,26 +384,26 @@ static int run_chosen(const pc_mpi_call_t *call, const char *site, pacoll_team_t
     /* pacoll's own resource needs never fail a legal call (docs/CHECKS.md,
      * "Resources"): all ranks agreed at set-up, so all hand it over */
     if (a->run && t->no_room) {
-        say_once(t, "%s: handed to the MPI library: %s", call->where,
+        pc_api_say(t, "%s: handed to the MPI library: %s", call->where,
                  "pacoll's windows and shared memory do not fit some host's memory or "
                  "shared-memory space");
         idx = pc_registry_native(call->coll), a = pc_registry_get(idx);
     }
     if (a->run && !pc_algo_can_run(t, a, &why)) {
-        say_once(t, "%s: handed to the MPI library: %s", pacoll_coll_name(call->coll), why);
+        pc_api_say(t, "%s: handed to the MPI library: %s", pacoll_coll_name(call->coll), why);
         idx = pc_registry_native(call->coll), a = pc_registry_get(idx);
     }
     if (!a->run) {
         /* bytes for PACOLL_STATS only */
-        count(t, call, idx, t->cfg.stats ? native_bytes[call->coll](call, t->size) : 0);
+        pc_api_count(t, call, idx, t->cfg.stats ? native_bytes[call->coll](call, t->size) : 0);
         /* a class still learning comes back to dispatch at every call */
         api->plain[call->coll] =
             lc->cls ? PC_PLAIN_NO : (unsigned char)plain_how(t, call, site, chosen);
         return pc_api_native(call);
     }
     if (pc_check_call(call, t->size, t->rank, &ck) != MPI_SUCCESS)
-        return reject(call, t, &ck);
-    return run_algo(call, t, idx);
+        return pc_api_reject(call, t, &ck);
+    return pc_api_run_algo(call, t, idx, 0);
 }
 
 /* PACOLL_PROFILE: the arrival is stamped before the dispatch and the exit
@@ -423,6 +431,12 @@ static double prof_bytes_VECTOR(const pc_mpi_call_t *call)
 static double (*const prof_bytes[PACOLL_NCOLL])(const pc_mpi_call_t *) = {
     PC_COLLS(PC_PROF_BYTES)};
 #undef PC_PROF_BYTES
+
+void pc_api_prof_record(const pc_prof_stamp_t *s, const pc_mpi_call_t *call, const void *ra)
+{
+    if (s->prof)
+        pc_prof_record(s, prof_kind[call->coll], call->comm, ra, prof_bytes[call->coll](call));
+}
 
 int pc_api_call(const pc_mpi_call_t *call, const char *site, const void *ra, pacoll_team_t *t,
                 int plain)

@@ -9,6 +9,7 @@
 #include "core/context.h"
 #include "core/team.h"
 #include "api/colls.h"
+#include "profile/profile.h"
 
 /* The user's call, as MPI describes it (any collective). */
 typedef struct pc_mpi_call {
@@ -54,7 +55,35 @@ typedef struct pc_team_api {
     } named_types[PC_NAMED_TYPES];
     int named_count, named_next;
     uint64_t said_choice[PACOLL_NCOLL]; /* PACOLL_VERBOSE: size ranges whose choice was said */
+    /* Nonblocking calls pacoll runs on this team, in the order they were
+     * made (every rank's order): the first runs, the others wait for it
+     * (api/nonblocking.c). */
+    struct pc_nb_op *nb_head, *nb_tail;
 } pc_team_api_t;
+
+struct pc_check;
+/* The pieces of a call that nonblocking.c shares with api.c's dispatch. */
+void pc_api_say(pacoll_team_t *t, const char *fmt, const char *coll, const char *what);
+int pc_api_lost(const struct pc_mpi_call *call, pacoll_team_t *t, int code);
+int pc_api_forced(const struct pc_mpi_call *call, pacoll_team_t *t, const char *site, int *idx,
+                  struct pc_check *ck);
+void pc_api_count(pacoll_team_t *t, const struct pc_mpi_call *call, int idx, size_t bytes);
+size_t pc_api_native_bytes(const struct pc_mpi_call *call, int size);
+/* Runs pacoll's algorithm idx on a checked call, whose verdict call number
+ * is ncall (0: the current call). */
+int pc_api_run_algo(const struct pc_mpi_call *call, pacoll_team_t *t, int idx, uint64_t ncall);
+int pc_api_reject(const struct pc_mpi_call *call, pacoll_team_t *t, const struct pc_check *ck);
+
+/* Nonblocking calls (nonblocking.c).  pc_api_icall: a call of MPI_I<coll>
+ * or pacoll_i<coll>, run by one of pacoll's algorithms on a fiber where the
+ * MPI library lets pacoll take part in its progress and the rules (or a
+ * name) give the call to such an algorithm; else the MPI library's own. */
+int pc_api_icall(const struct pc_mpi_call *call, MPI_Request *request, const void *ra);
+/* A call PACOLL_PROFILE stamped, recorded (ra: the caller's call site). */
+void pc_api_prof_record(const pc_prof_stamp_t *s, const struct pc_mpi_call *call, const void *ra);
+/* Every nonblocking call pacoll runs on t has ended (before a blocking call
+ * runs pacoll's algorithm on t, and before t is freed). */
+void pc_nb_drain(pacoll_team_t *t);
 
 /* The team's api state, made if not yet; NULL when out of memory. */
 pc_team_api_t *pc_api_state(pacoll_team_t *t);

@@ -1,7 +1,7 @@
 /*
  * What the channel may know of the team it serves: a read-only map of the
  * peers (who shares memory with whom, which node each is on), the settings
- * it obeys, and two hooks back to the team.  The channel never sees the
+ * it obeys, and three hooks back to the team.  The channel never sees the
  * team itself (core/team.h), so it sits below it.
  */
 #ifndef PACOLL_PEERS_H
@@ -53,10 +53,13 @@ typedef struct pc_peers {
     /* The team's hooks.  stop: a rank said it will not finish the current
      * call (core/verdict.h), so waiting for it is over: non-zero.  note: an
      * error of the current call that every rank saw through (a block's
-     * length differed), in words, for the user. */
+     * length differed), in words, for the user.  yield: the call runs on a
+     * fiber (a nonblocking collective: api/nonblocking.c), which it has just
+     * left for the caller's progress: 1, and 0 when there is none. */
     void *owner;
     int (*stop)(void *owner);
     void (*note)(void *owner, const char *msg);
+    int (*yield)(void *owner);
 } pc_peers_t;
 
 #endif

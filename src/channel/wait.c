@@ -77,8 +77,9 @@ static int peer_died(pc_wait_t *w, int peer, double waited)
 }
 
 /* The wait must end: its peer died, or PACOLL_TIMEOUT passed.  1 after
- * saying why. */
-static int wait_is_over(pc_wait_t *w, int peer)
+ * saying why.  A nonblocking collective's wait (on_fiber) spans the
+ * application's own work between its progress calls: no deadline there. */
+static int wait_is_over(pc_wait_t *w, int peer, int on_fiber)
 {
     const pc_peers_t *t = &w->ch->peers;
     double now = pc_clock();
@@ -92,7 +93,7 @@ static int wait_is_over(pc_wait_t *w, int peer)
         if (peer_died(w, peer, now - w->start))
             return 1;
     }
-    if (t->cfg->timeout <= 0 || now - w->start < t->cfg->timeout)
+    if (on_fiber || t->cfg->timeout <= 0 || now - w->start < t->cfg->timeout)
         return 0;
     const char *clock = PC_PLATFORM.clock_words;
     if (peer >= 0)
@@ -111,14 +112,17 @@ int pc_wait_poll(pc_wait_t *w, int peer)
     double t0 = pc_trace_start(w->ch);
     w->spins++;
     poke_progress(w->ch);
-    PC_PLATFORM.idle(w->spins, &w->idle_since, t->oversubscribed);
+    /* on a fiber, the caller's progress loop is the idle wait */
+    int on_fiber = t->yield && t->yield(t->owner);
+    if (!on_fiber)
+        PC_PLATFORM.idle(w->spins, &w->idle_since, t->oversubscribed);
     pc_trace_add(w->ch, &w->ch->tr.poll, &w->ch->tr.polls, t0);
     /* a rank that rejected this call, or could not finish it, says so
      * (the team's verdict): stop waiting for it.  (A team on a platform
      * without guards has no stop hook.) */
     if (w->spins % PC_STOP_EVERY == 0 && t->stop && t->stop(t->owner) != 0)
         return MPI_ERR_OTHER;
-    if ((w->spins - 1) % PC_PLATFORM.deadline_every == 0 && wait_is_over(w, peer)) {
+    if ((w->spins - 1) % PC_PLATFORM.deadline_every == 0 && wait_is_over(w, peer, on_fiber)) {
         PMPI_Abort(t->user, MPI_ERR_OTHER);
         return MPI_ERR_OTHER;
     }

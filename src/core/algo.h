@@ -44,6 +44,10 @@ struct pacoll_algo {
     /* Its own parameters (NULL-terminated; NULL: none), read with every
      * team's configuration (core/config.h, pc_param). */
     const pc_param_t *const *params;
+    /* Its run waits only in the wait layer (channel/wait.h): no collective
+     * of the MPI library, no sub-team or node segment made or grown on the
+     * way, so a nonblocking call can run it on a fiber (api/nonblocking.c). */
+    int nonblocking;
 };
 
 int pc_registry_count(void);

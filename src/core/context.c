@@ -32,6 +32,8 @@ static void context_free(pc_context_t *ctx)
         ctx->rules_free(ctx->rules);
     if (ctx->learned_free)
         ctx->learned_free(ctx->learned);
+    if (ctx->nb_end)
+        ctx->nb_end(ctx, 1);
     free(ctx->rules_path);
     for (int i = 0; i < ctx->nreasons; i++)
         free(ctx->reasons[i]);
@@ -264,6 +266,9 @@ void pc_context_finalize(void)
     if (!init || fin)
         return;
     pc_context_t *ctx = pc_context_get(0);
+    /* nonblocking collectives still running (freed requests) end first */
+    if (ctx && ctx->nb_end)
+        ctx->nb_end(ctx, 0), ctx->nb_end = NULL;
     /* Free teams oldest first: every rank created the teams it shares with
      * others in the same order (creation is collective), so this order is
      * consistent and the collective frees cannot deadlock. */

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/fiber.h"
 #include "core/team.h"
 
 #define PC_MAX_REASONS 64
@@ -57,6 +58,13 @@ typedef struct pc_context {
     void (*learned_free)(void *learned);
     uint64_t learn_trials, learn_decisions, learn_revisits;
     double learn_lost; /* seconds */
+    /* Nonblocking collectives (api/nonblocking.c): the fiber running now
+     * (NULL: the caller's own stack; the wait layer yields from it: team.c),
+     * and the scheduler's state, ended at MPI_Finalize before the teams are
+     * freed (local: MPI is gone, memory only). */
+    struct pc_fiber *fiber_now;
+    struct pc_nb *nb;
+    void (*nb_end)(struct pc_context *ctx, int local);
 } pc_context_t;
 
 /* The keyval teams hang on, made on first use. */

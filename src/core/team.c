@@ -5,6 +5,7 @@
 
 #include "core/context.h"
 #include "core/nodes.h"
+#include "base/fiber.h"
 
 /* Team creation's allgather of n bytes per rank: the platform's (the MPI
  * library's own on the real one). */
@@ -81,6 +82,16 @@ int pc_team_consecutive(const pacoll_team_t *t)
 /* The channel's hooks into the verdict (channel/peers.h). */
 static int stop_hook(void *owner) { return pc_verdict_poll(owner) != MPI_SUCCESS; }
 static void note_hook(void *owner, const char *msg) { pc_verdict_note(owner, "%s", msg); }
+/* A wait on a fiber gives the core back to whoever resumed it. */
+static int yield_hook(void *owner)
+{
+    PC_UNUSED(owner);
+    pc_context_t *ctx = pc_context_now();
+    if (!ctx || !ctx->fiber_now)
+        return 0;
+    pc_fiber_yield(ctx->fiber_now);
+    return 1;
+}
 
 /* What the channel and the node segment may see of the team. */
 static void fill_peers(pacoll_team_t *t)
@@ -107,6 +118,7 @@ static void fill_peers(pacoll_team_t *t)
          * simulated programs are legal ones: no guard there */
         .stop = PC_PLATFORM.guards ? stop_hook : NULL,
         .note = note_hook,
+        .yield = yield_hook,
     };
 }
 

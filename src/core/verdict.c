@@ -169,13 +169,13 @@ int pc_verdict_begin(pacoll_team_t *t)
     return v->lost ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 
-int pc_verdict_run(pacoll_team_t *t)
+int pc_verdict_run(pacoll_team_t *t, uint64_t call)
 {
     pc_verdict_t *v = &t->verdict;
-    v->running = v->ncall;
-    if (!v->lost && heard_of(v, v->ncall, 0))
+    v->running = call ? call : v->ncall;
+    if (!v->lost && heard_of(v, v->running, 0))
         lose(t, "another rank rejected call %llu, which this rank was about to run",
-             (unsigned long long)v->ncall);
+             (unsigned long long)v->running);
     return v->lost ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 

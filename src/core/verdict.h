@@ -63,9 +63,10 @@ static inline int pc_verdict_begin_quiet(pc_verdict_t *v)
 }
 /* This rank rejects the current call with the error class code. */
 void pc_verdict_reject(pacoll_team_t *t, int code);
-/* The algorithm of the current call starts: MPI_ERR_OTHER if another rank
- * is already known to have rejected it (the state is lost then). */
-int pc_verdict_run(pacoll_team_t *t);
+/* The algorithm of call number `call` (0: the current one; a nonblocking
+ * call's runs later, api/nonblocking.c) starts: MPI_ERR_OTHER if another
+ * rank is already known to have rejected it (the state is lost then). */
+int pc_verdict_run(pacoll_team_t *t, uint64_t call);
 /* ... and has ended. */
 static inline void pc_verdict_ran(pc_verdict_t *v) { v->running = 0; }
 /* This rank could not finish the current call: the state is lost, and the

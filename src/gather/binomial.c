@@ -152,4 +152,5 @@ const pacoll_algo_t pc_gather_binomial = {
     .summary = "k-port spanning binomial tree: ceil(log_{k+1} N) steps; L a + (N-1)/k m b",
     .run = run,
     .cost = cost,
+    .nonblocking = 1,
 };

@@ -61,4 +61,5 @@ const pacoll_algo_t pc_gather_direct = {
     .run = run,
     .cost = pc_direct_cost,
     .params = pc_direct_params,
+    .nonblocking = 1,
 };

@@ -41,6 +41,17 @@
 PC_COLLS(PC_C_WRAPPER)
 #undef PC_C_WRAPPER
 
+/* The nonblocking calls (api/nonblocking.c): pacoll's algorithm on a fiber
+ * where the MPI library lets pacoll into its progress, else the library's. */
+#define PC_C_IWRAPPER(lower, Camel, UPPER, shape)                                          \
+    PACOLL_INTERPOSE_EXPORT int MPI_I##lower(PC_PARAMS_##shape, MPI_Request *request)      \
+    {                                                                                      \
+        pc_mpi_call_t call = {PC_CALL_##shape(PACOLL_##UPPER, "MPI_I" #lower)};            \
+        return pc_api_icall(&call, request, PC_CALLER);                                    \
+    }
+PC_COLLS(PC_C_IWRAPPER)
+#undef PC_C_IWRAPPER
+
 /* ---- info hints (api/hints.c) ---- */
 
 PACOLL_INTERPOSE_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)

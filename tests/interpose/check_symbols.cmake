@@ -32,7 +32,8 @@ function(exported_functions lib out)
   set(${out} ${names} PARENT_SCOPE)
 endfunction()
 
-set(c_names MPI_Alltoall MPI_Alltoallv MPI_Allgather MPI_Gather)
+set(c_names MPI_Alltoall MPI_Alltoallv MPI_Allgather MPI_Gather
+    MPI_Ialltoall MPI_Ialltoallv MPI_Iallgather MPI_Igather)
 if(COUNT_C)
   list(APPEND c_names MPI_Alltoall_c MPI_Alltoallv_c MPI_Allgather_c MPI_Gather_c)
 endif()

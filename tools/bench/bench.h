@@ -65,6 +65,8 @@ typedef struct bench_opts {
     size_t budget; /* iterations x bytes per peer bound; 0 = never scale */
     int repeat;
     int check, no_reuse;
+    int nonblocking;          /* --nonblocking: MPI_I<coll> ... MPI_Wait */
+    double compute;           /* --nonblocking's computation between them, seconds */
     int sim_shared; /* --sim-shared-buffers (SMPI only) */
     int root;
     double mif;
@@ -219,6 +221,10 @@ void bench_expected(const bench_layout_t *l, unsigned char *out);
 size_t bench_check_send(const bench_layout_t *l, const unsigned char *sb);
 
 /* algo: NULL for the PMPI reference, else the name passed to pacoll_*_alg. */
+/* The nonblocking call (--nonblocking): algo NULL for the MPI library's
+ * own; pacoll's is the communicator's choice (pacoll_comm_set_algorithm). */
+int bench_icall(const bench_layout_t *l, const char *algo, const void *sb, void *rb,
+                MPI_Comm comm, MPI_Request *req);
 int bench_call(const bench_layout_t *l, const char *algo, const void *sb, void *rb,
                MPI_Comm comm);
 

@@ -484,6 +484,29 @@ size_t bench_compare(const bench_layout_t *l, const unsigned char *rb, const uns
     return bad;
 }
 
+int bench_icall(const bench_layout_t *l, const char *algo, const void *sb, void *rb,
+                MPI_Comm comm, MPI_Request *req)
+{
+    int cnt = (int)l->m;
+    switch (l->coll) {
+    case PACOLL_ALLTOALL:
+        return algo ? pacoll_ialltoall(sb, cnt, MPI_BYTE, rb, cnt, MPI_BYTE, comm, req)
+                    : PMPI_Ialltoall(sb, cnt, MPI_BYTE, rb, cnt, MPI_BYTE, comm, req);
+    case PACOLL_ALLTOALLV:
+        return algo ? pacoll_ialltoallv(sb, l->scounts, l->sdispls, MPI_BYTE, rb, l->rcounts,
+                                        l->rdispls, MPI_BYTE, comm, req)
+                    : PMPI_Ialltoallv(sb, l->scounts, l->sdispls, MPI_BYTE, rb, l->rcounts,
+                                      l->rdispls, MPI_BYTE, comm, req);
+    case PACOLL_ALLGATHER:
+        return algo ? pacoll_iallgather(sb, cnt, MPI_BYTE, rb, cnt, MPI_BYTE, comm, req)
+                    : PMPI_Iallgather(sb, cnt, MPI_BYTE, rb, cnt, MPI_BYTE, comm, req);
+    case PACOLL_GATHER:
+        return algo ? pacoll_igather(sb, cnt, MPI_BYTE, rb, cnt, MPI_BYTE, l->root, comm, req)
+                    : PMPI_Igather(sb, cnt, MPI_BYTE, rb, cnt, MPI_BYTE, l->root, comm, req);
+    default: return MPI_ERR_ARG;
+    }
+}
+
 int bench_call(const bench_layout_t *l, const char *algo, const void *sb, void *rb,
                MPI_Comm comm)
 {

@@ -93,10 +93,18 @@ void bench_usage(FILE *f)
         "                     but never below 5 (default 16M; 0 = never scale)\n"
         "  --repeat R         run every (size, algorithm) block R times, interleaved\n"
         "                     A B A B ...; report the median and min/max over the R (default 1)\n"
+        "  --nonblocking US   time MPI_I<coll>, US microseconds of computation (no MPI\n"
+        "                     call), then MPI_Wait, from the start to the wait's return:\n"
+        "                     with US 0 and again with US about that time, the share of\n"
+        "                     the computation the collective hides (docs/BENCH.md);\n"
+        "                     pacoll's algorithms are the communicator's choice\n"
         "  --loop             back-to-back calls, no barrier between them, as IMB, OSU and\n"
         "                     applications call; one barrier before each block (default:\n"
         "                     a barrier before every call, which the skew options need)\n"
         "\n"
+        ,
+        f);
+    fputs(
         "Arrival skew (pap-aware paper, sec. 3.2 and 6)\n"
         "  Before every iteration all ranks meet in PMPI_Barrier, then each one computes\n"
         "  for a delay before calling the collective. T(m) is the one-way time of one\n"
@@ -372,7 +380,7 @@ static int parse_algos(const char *s, bench_opts_t *o, char *err, size_t errlen)
 static const char *const valued[] = {"algos",  "baseline", "sizes", "iters", "warmup",
                                      "budget", "repeat",   "root",  "mif",   "late",
                                      "late-ranks", "seed", "vdist", "json",  "clock",
-                                     "pp-peer", NULL};
+                                     "pp-peer", "nonblocking", NULL};
 
 int bench_parse(int argc, char **argv, bench_opts_t *o, char *err, size_t errlen)
 {
@@ -450,6 +458,14 @@ int bench_parse(int argc, char **argv, bench_opts_t *o, char *err, size_t errlen
             o->quiet = 1;
         } else if (!strcmp(name, "loop")) {
             o->loop = 1;
+        } else if (!strcmp(name, "nonblocking")) {
+            double us;
+            char *end;
+            us = strtod(val, &end);
+            if (end == val || *end || !(us >= 0) || us > 1e9)
+                return fail(err, errlen, "--nonblocking: '%s' is not a number of microseconds", val);
+            o->nonblocking = 1;
+            o->compute = us * 1e-6;
         } else if (!strcmp(name, "algos")) {
             int rc = parse_algos(val, o, err, errlen);
             if (rc)

@@ -338,6 +338,8 @@ void bench_json_begin(FILE *f, const bench_opts_t *o, const bench_env_t *e)
                "\"budget\": %zu, \"repeat\": %d,\n",
             o->min_size, o->max_size, o->iters, o->warmup, o->budget, o->repeat);
     fprintf(f, "    \"mode\": \"%s\",\n", o->loop ? "loop" : "barrier");
+    if (o->nonblocking)
+        fprintf(f, "    \"nonblocking_compute_us\": %.3f,\n", o->compute * 1e6);
     fprintf(f, "    \"check\": %s, \"no_reuse\": %s, \"sim_shared_buffers\": %s, \"root\": %d, "
                "\"vdist\": \"%s\",\n",
             o->check ? "true" : "false", o->no_reuse ? "true" : "false",

@@ -251,6 +251,15 @@ static void run_block(bench_ctx_t *c, block_args_t *b)
     bench_rng_seed(&shared, bench_hash4(o->seed ^ 0x4c415445ull /* "LATE" */, (uint64_t)l->m,
                                         (uint64_t)b->rep, 0x5348ull));
     b->errors = 0;
+    /* --nonblocking: pacoll's algorithm is the communicator's choice, as a
+     * nonblocking call names none (native: the library's own call) */
+    const char *nb_algo = algo && strcmp(algo, "native") != 0 ? algo : NULL;
+    if (o->nonblocking && nb_algo &&
+        pacoll_comm_set_algorithm(c->comm, o->coll, strcmp(algo, "auto") ? algo : NULL) != MPI_SUCCESS)
+        die(c, "pacoll_comm_set_algorithm failed", MPI_SUCCESS);
+    /* a communicator's first calls are blocking ones: they set pacoll up on it */
+    if (o->nonblocking && nb_algo && b->sb)
+        bench_call(l, algo, b->sb, b->rb, c->comm);
     for (long it = 0; it < b->warmup + b->iters; it++) {
         void *sb = b->sb, *rb = b->rb;
         if (o->no_reuse) {
@@ -271,7 +280,16 @@ static void run_block(bench_ctx_t *c, block_args_t *b)
         if (!o->loop)
             compute_for(c, d, t0);
         double ta = now(c);
-        int rc = bench_call(l, algo, sb, rb, c->comm);
+        int rc;
+        if (o->nonblocking) {
+            MPI_Request req = MPI_REQUEST_NULL;
+            rc = bench_icall(l, nb_algo, sb, rb, c->comm, &req);
+            compute_for(c, o->compute, now(c));
+            if (rc == MPI_SUCCESS)
+                rc = PMPI_Wait(&req, MPI_STATUS_IGNORE);
+        } else {
+            rc = bench_call(l, algo, sb, rb, c->comm);
+        }
         double te = now(c);
 
         if (rc != MPI_SUCCESS) {

@@ -224,13 +224,6 @@ int pc_api_run_algo(const pc_mpi_call_t *call, pacoll_team_t *t, int idx, uint64
     return MPI_SUCCESS;
 }
 
-/* What pacoll does not run goes to the MPI library, before any check of
- * pacoll's: the MPI library checks it and gives its own verdict. */
-static int hand_over(const pc_mpi_call_t *call, pacoll_team_t *t, const char *why)
-{
-    pc_api_say(t, "%s: handed to the MPI library: %s", pacoll_coll_name(call->coll), why);
-    return pc_api_native(call);
-}
 
 static int plain_how(const pacoll_team_t *t, const pc_mpi_call_t *call, const char *site,
                      int chosen)
@@ -265,6 +258,7 @@ static void api_state_free(pacoll_team_t *t, void *obj, int local)
 {
     if (!local) /* MPI_Comm_free: the calls still running on it end first */
         pc_nb_drain(t);
+    pc_nb_team_gone(t);
     t->api = NULL;
     pc_team_cache_refresh(t);
     free(obj);
@@ -299,10 +293,10 @@ int pc_api_choose(MPI_Comm comm, pacoll_coll_t coll, int idx)
 static int run_chosen(const pc_mpi_call_t *call, const char *site, pacoll_team_t *t, int idx,
                       int chosen, const pc_learn_call_t *lc);
 
-/* t: the communicator's team if the caller found one, else NULL. */
-static int dispatch(const pc_mpi_call_t *call, const char *site, pacoll_team_t *t)
+int pc_api_team(const pc_mpi_call_t *call, pacoll_team_t **tp)
 {
     int rc, inter = 0, level = MPI_THREAD_SINGLE;
+    pacoll_team_t *t = *tp;
     if (call->comm == MPI_COMM_NULL)
         return pc_raise(MPI_COMM_NULL, MPI_ERR_COMM, 0, "%s: the communicator is MPI_COMM_NULL",
                         call->where);
@@ -311,10 +305,16 @@ static int dispatch(const pc_mpi_call_t *call, const char *site, pacoll_team_t *
      * more.  (No team is made for MPI_THREAD_MULTIPLE.) */
     if (!t)
         t = pc_team_find(call->comm);
-    if (!t && (PMPI_Comm_test_inter(call->comm, &inter), inter))
-        return hand_over(call, NULL, "intercommunicators are not handled by pacoll");
-    if (t ? t->thread_multiple : (PMPI_Query_thread(&level), level == MPI_THREAD_MULTIPLE))
-        return hand_over(call, t, "pacoll runs collectives up to MPI_THREAD_SERIALIZED");
+    if (!t && (PMPI_Comm_test_inter(call->comm, &inter), inter)) {
+        pc_api_say(NULL, "%s: handed to the MPI library: %s", pacoll_coll_name(call->coll),
+                   "intercommunicators are not handled by pacoll");
+        return PC_API_HAND_OVER;
+    }
+    if (t ? t->thread_multiple : (PMPI_Query_thread(&level), level == MPI_THREAD_MULTIPLE)) {
+        pc_api_say(t, "%s: handed to the MPI library: %s", pacoll_coll_name(call->coll),
+                   "pacoll runs collectives up to MPI_THREAD_SERIALIZED");
+        return PC_API_HAND_OVER;
+    }
     if (!t) {
         /* The team's set-up is collective and depends on no argument, so a
          * rank whose arguments fail a check below has set it up with the
@@ -323,6 +323,7 @@ static int dispatch(const pc_mpi_call_t *call, const char *site, pacoll_team_t *
             return pc_raise(call->comm, rc, 1, "%s: pacoll could not set up the communicator",
                             call->where);
     }
+    *tp = t;
     pc_team_api_t *api = pc_api_state(t);
     if (!api)
         return pc_raise(call->comm, MPI_ERR_NO_MEM, 1,
@@ -351,6 +352,17 @@ static int dispatch(const pc_mpi_call_t *call, const char *site, pacoll_team_t *
     if (!t->ready && t->may_run && (rc = pc_team_ready(t)) != MPI_SUCCESS && !t->no_room)
         return pc_raise(call->comm, rc, 1,
                         "%s: pacoll could not set up its channel on the communicator", call->where);
+    return MPI_SUCCESS;
+}
+
+/* t: the communicator's team if the caller found one, else NULL. */
+static int dispatch(const pc_mpi_call_t *call, const char *site, pacoll_team_t *t)
+{
+    int rc = pc_api_team(call, &t);
+    if (rc == PC_API_HAND_OVER)
+        return pc_api_native(call);
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (pc_verdict_begin(t) != MPI_SUCCESS)
         return pc_api_lost(call, t, MPI_ERR_OTHER);
     pc_check_t ck; /* its message is written only when a check fails */

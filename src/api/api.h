@@ -74,6 +74,14 @@ size_t pc_api_native_bytes(const struct pc_mpi_call *call, int size);
 int pc_api_run_algo(const struct pc_mpi_call *call, pacoll_team_t *t, int idx, uint64_t ncall);
 int pc_api_reject(const struct pc_mpi_call *call, pacoll_team_t *t, const struct pc_check *ck);
 
+/* The team of call's communicator, made and set up if not yet (collective
+ * then, at every rank's same call), its first call's work done (rules,
+ * learning, channel): MPI_SUCCESS with *t; PC_API_HAND_OVER when pacoll
+ * does not take the communicator (PACOLL_VERBOSE said why); else an error,
+ * raised.  *t: the team if the caller found it, else NULL. */
+#define PC_API_HAND_OVER (-1)
+int pc_api_team(const struct pc_mpi_call *call, pacoll_team_t **t);
+
 /* Nonblocking calls (nonblocking.c).  pc_api_icall: a call of MPI_I<coll>
  * or pacoll_i<coll>, run by one of pacoll's algorithms on a fiber where the
  * MPI library lets pacoll take part in its progress and the rules (or a
@@ -81,6 +89,17 @@ int pc_api_reject(const struct pc_mpi_call *call, pacoll_team_t *t, const struct
 int pc_api_icall(const struct pc_mpi_call *call, MPI_Request *request, const void *ra);
 /* A call PACOLL_PROFILE stamped, recorded (ra: the caller's call site). */
 void pc_api_prof_record(const pc_prof_stamp_t *s, const struct pc_mpi_call *call, const void *ra);
+/* Persistent requests (MPI_<coll>_init, MPI_Start, MPI_Startall,
+ * MPI_Request_free: interpose/c_wrappers_persistent.c, where the MPI library
+ * has them).  Each returns PC_API_HAND_OVER for what is not pacoll's: the
+ * MPI library's own call then runs. */
+int pc_api_pinit(const struct pc_mpi_call *call, MPI_Request *request, const void *ra);
+int pc_api_pstart(MPI_Request *request);
+int pc_api_prequest_free(MPI_Request *request);
+/* Whether any persistent request is pacoll's (the wrappers' quick test). */
+int pc_api_persistent_any(void);
+/* t is being freed: its persistent requests can no longer start. */
+void pc_nb_team_gone(pacoll_team_t *t);
 /* Every nonblocking call pacoll runs on t has ended (before a blocking call
  * runs pacoll's algorithm on t, and before t is freed). */
 void pc_nb_drain(pacoll_team_t *t);

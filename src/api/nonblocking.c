@@ -67,6 +67,12 @@ typedef struct pc_nb_op {
     pc_prof_stamp_t prof; /* PACOLL_PROFILE: arrival at the call, exit at the end */
     const void *ra;     /* the caller's call site, for the profile */
     struct pc_nb_op *next; /* the team's queue */
+    /* a persistent request's (MPI_<coll>_init): kept across its starts */
+    int persistent, active;
+    int tag;               /* its shell's tag */
+    MPI_Request shell;     /* what the caller holds: the library's persistent receive of
+                            * a message this process sends itself when a start ends */
+    struct pc_nb_op *next_persistent;
 } pc_nb_op_t;
 
 typedef struct pc_nb {
@@ -79,6 +85,10 @@ typedef struct pc_nb {
     int async_on; /* PC_NB_ASYNC: a poll function is registered */
     int (*opal_unregister)(int (*cb)(void));
     int (*async_start)(pc_async_poll_fn poll, void *state, int stream);
+    /* persistent requests: theirs, and the communicator their shells use */
+    pc_nb_op_t *persistent;
+    MPI_Comm self;
+    int next_tag;
 } pc_nb_t;
 
 static void op_main(void *arg)
@@ -138,6 +148,31 @@ static void fiber_put(pc_nb_t *nb, pc_fiber_t *f)
         pc_fiber_free(f);
 }
 
+static void persistent_unlink(pc_nb_t *nb, pc_nb_op_t *op)
+{
+    for (pc_nb_op_t **p = &nb->persistent; *p; p = &(*p)->next_persistent)
+        if (*p == op) {
+            *p = op->next_persistent;
+            break;
+        }
+    free(op);
+}
+
+/* The op's algorithm has ended: the caller's request completes.  A
+ * persistent one's shell, a receive posted at MPI_Start, gets its message:
+ * so every completion call of the library, in any language, sees it end. */
+static void op_done(pc_nb_t *nb, pc_nb_op_t *op)
+{
+    if (!op->persistent) {
+        PMPI_Grequest_complete(op->req); /* op is MPI's to free from here */
+        return;
+    }
+    MPI_Request s;
+    op->active = 0;
+    if (PMPI_Isend(NULL, 0, MPI_BYTE, 0, op->tag, nb->self, &s) == MPI_SUCCESS)
+        PMPI_Request_free(&s);
+}
+
 /* One slice of t's first call; when it ends, it is completed and the next
  * one's first slice runs. */
 static void team_step(pc_context_t *ctx, pc_nb_t *nb, pacoll_team_t *t)
@@ -154,7 +189,7 @@ static void team_step(pc_context_t *ctx, pc_nb_t *nb, pacoll_team_t *t)
             a->nb_tail = NULL;
         fiber_put(nb, op->fiber);
         op->fiber = NULL;
-        PMPI_Grequest_complete(op->req); /* op is MPI's to free from here */
+        op_done(nb, op);
     }
 }
 
@@ -219,6 +254,13 @@ static void nb_end(pc_context_t *ctx, int local)
     }
     for (int i = 0; i < nb->npool; i++)
         pc_fiber_free(nb->pool[i]);
+    while (nb->persistent) { /* never freed: MPI frees their shells */
+        pc_nb_op_t *op = nb->persistent;
+        nb->persistent = op->next_persistent;
+        free(op);
+    }
+    if (!local && nb->self != MPI_COMM_NULL)
+        PMPI_Comm_free(&nb->self);
     free(nb->teams);
     free(nb);
     ctx->nb = NULL;
@@ -267,6 +309,7 @@ static pc_nb_t *nb_state(pc_context_t *ctx, pacoll_team_t *t)
     pc_nb_t *nb = calloc(1, sizeof *nb);
     if (!nb)
         return NULL;
+    nb->self = MPI_COMM_NULL;
     nb->how = find_hook(nb);
     ctx->nb = nb;
     ctx->nb_end = nb_end;
@@ -337,16 +380,61 @@ static int choose(pacoll_team_t *t, const pc_mpi_call_t *call)
 
 /* Where fibers or requests cannot be had: the call runs at once, as a
  * blocking one, and its request is complete (memory exhausted only). */
-static int run_now(pc_context_t *ctx, pc_nb_t *nb, pc_nb_op_t *op, MPI_Request *request)
+static void run_now(pc_context_t *ctx, pc_nb_t *nb, pc_nb_op_t *op)
 {
     while (op->t->api->nb_head) {
         progress_all(ctx, nb);
         sched_yield();
     }
     op_main(op);
-    *request = op->req;
-    PMPI_Grequest_complete(op->req);
-    return MPI_SUCCESS;
+    op_done(nb, op);
+}
+
+/* The op, its request made, joins its team's queue; it runs its first slice
+ * at once when the team has no other call in flight. */
+static void launch(pc_context_t *ctx, pc_nb_t *nb, pc_nb_op_t *op)
+{
+    pacoll_team_t *t = op->t;
+    pc_team_api_t *a = t->api;
+    if (!a->prof_known)
+        a->prof = pc_prof_handle(), a->prof_known = 1;
+    pc_prof_begin_with(&op->prof, op->call.comm, a->prof);
+    nb->busy = 1; /* the library's progress, called from here, leaves the queues alone */
+    op->next = NULL;
+    if (!(op->fiber = fiber_get(nb, op))) {
+        run_now(ctx, nb, op);
+        nb->busy = 0;
+        return;
+    }
+    if (!a->nb_head && nb->nteams == nb->cap) {
+        int cap = nb->cap ? 2 * nb->cap : 8;
+        pacoll_team_t **teams = realloc(nb->teams, (size_t)cap * sizeof *teams);
+        if (!teams) { /* (memory exhausted) */
+            fiber_put(nb, op->fiber);
+            op->fiber = NULL;
+            run_now(ctx, nb, op);
+            nb->busy = 0;
+            return;
+        }
+        nb->teams = teams, nb->cap = cap;
+    }
+    if (a->nb_tail)
+        a->nb_tail->next = op;
+    else
+        a->nb_head = op;
+    a->nb_tail = op;
+    if (a->nb_head == op) {
+        nb->teams[nb->nteams++] = t;
+        team_step(ctx, nb, t); /* its first slice: writes to the peers already there */
+        if (!a->nb_head)
+            nb->teams[--nb->nteams] = NULL; /* done already: the team just added leaves */
+    }
+    nb->busy = 0;
+    if (nb->how == PC_NB_ASYNC && nb->nteams && !nb->async_on) {
+        nb->async_on = 1;
+        if (nb->async_start(async_poll, NULL, PC_MPIX_STREAM_NULL) != MPI_SUCCESS)
+            nb->async_on = 0;
+    }
 }
 
 int pc_api_icall(const pc_mpi_call_t *call, MPI_Request *request, const void *ra)
@@ -376,47 +464,120 @@ int pc_api_icall(const pc_mpi_call_t *call, MPI_Request *request, const void *ra
         return pc_api_lost(call, t, MPI_ERR_NO_MEM);
     }
     op->call = *call, op->t = t, op->idx = idx, op->ncall = t->verdict.ncall, op->ra = ra;
-    if (!t->api->prof_known)
-        t->api->prof = pc_prof_handle(), t->api->prof_known = 1;
-    pc_prof_begin_with(&op->prof, call->comm, t->api->prof);
-    nb->busy = 1; /* the library's progress, called from here, leaves the queues alone */
-    if (!(op->fiber = fiber_get(nb, op))) {
-        int rc = run_now(ctx, nb, op, request);
-        nb->busy = 0;
-        return rc;
-    }
-    pc_team_api_t *a = t->api;
-    if (a->nb_tail)
-        a->nb_tail->next = op;
-    else
-        a->nb_head = op;
-    a->nb_tail = op;
     *request = op->req;
-    if (a->nb_head == op) {
-        if (nb->nteams == nb->cap) {
-            int cap = nb->cap ? 2 * nb->cap : 8;
-            pacoll_team_t **teams = realloc(nb->teams, (size_t)cap * sizeof *teams);
-            if (!teams) { /* (memory exhausted) */
-                a->nb_head = a->nb_tail = NULL;
-                fiber_put(nb, op->fiber);
-                int rc = run_now(ctx, nb, op, request);
-                nb->busy = 0;
-                return rc;
-            }
-            nb->teams = teams, nb->cap = cap;
-        }
-        nb->teams[nb->nteams++] = t;
-        team_step(ctx, nb, t); /* its first slice: writes to the peers already there */
-        if (!a->nb_head)
-            nb->teams[--nb->nteams] = NULL; /* done already: the team just added leaves */
-    }
-    nb->busy = 0;
-    if (nb->how == PC_NB_ASYNC && nb->nteams && !nb->async_on) {
-        nb->async_on = 1;
-        if (nb->async_start(async_poll, NULL, PC_MPIX_STREAM_NULL) != MPI_SUCCESS)
-            nb->async_on = 0;
-    }
+    launch(ctx, nb, op);
     return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------ persistent requests */
+
+static int persistent_find_tag(const pc_nb_t *nb, int tag)
+{
+    for (pc_nb_op_t *op = nb->persistent; op; op = op->next_persistent)
+        if (op->tag == tag)
+            return 1;
+    return 0;
+}
+
+static pc_nb_op_t *persistent_find(const pc_nb_t *nb, MPI_Request request)
+{
+    for (pc_nb_op_t *op = nb->persistent; op; op = op->next_persistent)
+        if (op->shell == request)
+            return op;
+    return NULL;
+}
+
+int pc_api_pinit(const pc_mpi_call_t *call, MPI_Request *request, const void *ra)
+{
+    /* an initialization is collective: the team may be set up here */
+    pacoll_team_t *t = NULL;
+    int rc = pc_api_team(call, &t);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    pc_context_t *ctx = pc_context_now();
+    pc_nb_t *nb = ctx ? nb_state(ctx, t) : NULL;
+    if (!nb || nb->how == PC_NB_LIBRARY || !t->ready || t->no_room)
+        return PC_API_HAND_OVER;
+    int idx = choose(t, call);
+    if (!pc_registry_get(idx)->run)
+        return PC_API_HAND_OVER;
+    pc_check_t ck;
+    ck.code = MPI_SUCCESS, ck.always = 0, ck.probe_comm = t->comm, ck.msg[0] = '\0';
+    if (pc_check_call(call, t->size, t->rank, &ck) != MPI_SUCCESS)
+        return pc_api_reject(call, t, &ck);
+    if (nb->self == MPI_COMM_NULL) { /* errors on it are the caller's: returned */
+        if (PMPI_Comm_dup(MPI_COMM_SELF, &nb->self) != MPI_SUCCESS)
+            return pc_raise(call->comm, MPI_ERR_NO_MEM, 1, "%s: could not make a request",
+                            call->where);
+        PMPI_Comm_set_errhandler(nb->self, MPI_ERRORS_RETURN);
+    }
+    pc_nb_op_t *op = calloc(1, sizeof *op);
+    if (!op)
+        return pc_raise(call->comm, MPI_ERR_NO_MEM, 1, "%s: could not make a request", call->where);
+    /* a tag no other live request of this process uses */
+    do
+        op->tag = nb->next_tag = (nb->next_tag + 1) % 32768;
+    while (persistent_find_tag(nb, op->tag));
+    if (PMPI_Recv_init(NULL, 0, MPI_BYTE, 0, op->tag, nb->self, &op->shell) != MPI_SUCCESS) {
+        free(op);
+        return pc_raise(call->comm, MPI_ERR_NO_MEM, 1, "%s: could not make a request", call->where);
+    }
+    op->persistent = 1, op->call = *call, op->t = t, op->idx = idx, op->ra = ra;
+    op->next_persistent = nb->persistent;
+    nb->persistent = op;
+    *request = op->shell;
+    return MPI_SUCCESS;
+}
+
+int pc_api_persistent_any(void)
+{
+    pc_context_t *ctx = pc_context_now();
+    return ctx && ctx->nb && ctx->nb->persistent;
+}
+
+int pc_api_pstart(MPI_Request *request)
+{
+    pc_context_t *ctx = pc_context_now();
+    pc_nb_t *nb = ctx ? ctx->nb : NULL;
+    pc_nb_op_t *op = nb && nb->persistent ? persistent_find(nb, *request) : NULL;
+    if (!op)
+        return PC_API_HAND_OVER;
+    pacoll_team_t *t = op->t;
+    if (!t)
+        return pc_raise(MPI_COMM_NULL, MPI_ERR_COMM, 0,
+                        "MPI_Start: the persistent collective request's communicator was freed");
+    /* Starting an active request is erroneous: said here while its algorithm
+     * runs; after, its shell is active until the caller completes it, and
+     * the library says so as it does for its own requests. */
+    if (op->active || PMPI_Start(&op->shell) != MPI_SUCCESS)
+        return pc_raise(op->call.comm, MPI_ERR_REQUEST, 0,
+                        "MPI_Start: the persistent collective request is active (%s)",
+                        op->call.where);
+    if (!pc_verdict_begin_quiet(&t->verdict) && pc_verdict_begin(t) != MPI_SUCCESS) {
+        op->active = 1, op_done(nb, op); /* its shell completes: nothing waits for good */
+        return pc_api_lost(&op->call, t, MPI_ERR_OTHER);
+    }
+    op->active = 1, op->ncall = t->verdict.ncall;
+    launch(ctx, nb, op);
+    return MPI_SUCCESS;
+}
+
+int pc_api_prequest_free(MPI_Request *request)
+{
+    pc_context_t *ctx = pc_context_now();
+    pc_nb_t *nb = ctx ? ctx->nb : NULL;
+    pc_nb_op_t *op = nb && nb->persistent ? persistent_find(nb, *request) : NULL;
+    if (!op)
+        return PC_API_HAND_OVER;
+    /* MPI-4: freeing an active persistent collective request is erroneous */
+    if (op->active)
+        return pc_raise(op->t ? op->call.comm : MPI_COMM_NULL, MPI_ERR_REQUEST, 0,
+                        "MPI_Request_free: the persistent collective request is active (%s)",
+                        op->call.where);
+    int rc = PMPI_Request_free(&op->shell);
+    persistent_unlink(nb, op);
+    *request = MPI_REQUEST_NULL;
+    return rc;
 }
 
 void pc_nb_drain(pacoll_team_t *t)
@@ -432,6 +593,15 @@ void pc_nb_drain(pacoll_team_t *t)
         if (t->api->nb_head && t->oversubscribed)
             sched_yield();
     }
+}
+
+void pc_nb_team_gone(pacoll_team_t *t)
+{
+    pc_context_t *ctx = pc_context_now();
+    pc_nb_t *nb = ctx ? ctx->nb : NULL;
+    for (pc_nb_op_t *op = nb ? nb->persistent : NULL; op; op = op->next_persistent)
+        if (op->t == t)
+            op->t = NULL; /* a later MPI_Start of it fails with MPI_ERR_COMM */
 }
 
 /* pacoll_i<coll> (pacoll.h): MPI's signatures. */

@@ -6,8 +6,10 @@
 # it would shadow the MPI library's own collectives.
 #
 # usage: cmake -DNM=nm -DPRELOAD=libpacoll_preload.so -DLIBRARY=libpacoll.so
-#              [-DCOUNT_C=ON] -P check_symbols.cmake
+#              [-DCOUNT_C=ON] [-DPERSISTENT=ON] -P check_symbols.cmake
 # COUNT_C: the build interposes the large-count forms (MPI_<coll>_c).
+# PERSISTENT: ... and the persistent ones (MPI_<coll>_init, MPI_Start,
+# MPI_Startall, MPI_Request_free).
 cmake_minimum_required(VERSION 3.18)
 
 foreach(var NM PRELOAD LIBRARY)
@@ -36,6 +38,10 @@ set(c_names MPI_Alltoall MPI_Alltoallv MPI_Allgather MPI_Gather
     MPI_Ialltoall MPI_Ialltoallv MPI_Iallgather MPI_Igather)
 if(COUNT_C)
   list(APPEND c_names MPI_Alltoall_c MPI_Alltoallv_c MPI_Allgather_c MPI_Gather_c)
+endif()
+if(PERSISTENT)
+  list(APPEND c_names MPI_Alltoall_init MPI_Alltoallv_init MPI_Allgather_init MPI_Gather_init
+       MPI_Start MPI_Startall MPI_Request_free)
 endif()
 # the arrival profiler's wrappers (src/interpose/profile_wrappers.c)
 list(APPEND c_names MPI_Init MPI_Init_thread MPI_Barrier MPI_Bcast MPI_Reduce MPI_Allreduce

@@ -57,6 +57,8 @@ static void fail(const char *what, int seed_case)
     fprintf(stderr, "nonblocking-c: rank %d: FAIL %s (case %d)\n", rank, what, seed_case);
 }
 
+static void fill(call_t *c, int round);
+
 /* Buffers and the reference result of one call on comm. */
 static void setup(call_t *c, int coll, MPI_Comm comm, int big)
 {
@@ -91,10 +93,6 @@ static void setup(call_t *c, int coll, MPI_Comm comm, int big)
     c->sbuf = malloc(c->sn * sizeof(int));
     c->rbuf = malloc(c->rn * sizeof(int));
     c->ref = malloc(c->rn * sizeof(int));
-    for (size_t i = 0; i < c->sn; i++)
-        c->sbuf[i] = (int)(c->crank * 1000003 + (int)i * 7 + 1);
-    for (size_t i = 0; i < c->rn; i++)
-        c->rbuf[i] = c->ref[i] = -1 - (int)i;
     c->stype = MPI_INT;
     if (c->strided) {
         MPI_Datatype v;
@@ -103,7 +101,19 @@ static void setup(call_t *c, int coll, MPI_Comm comm, int big)
         MPI_Type_free(&v);
         MPI_Type_commit(&c->stype);
     }
-    /* the reference: the MPI library's own blocking call */
+    fill(c, 0);
+}
+
+/* New send data (round `round` of a persistent request: the same buffers),
+ * and the reference: the MPI library's own blocking call. */
+static void fill(call_t *c, int round)
+{
+    int coll = c->coll, n = c->count;
+    MPI_Comm comm = c->comm;
+    for (size_t i = 0; i < c->sn; i++)
+        c->sbuf[i] = (int)(c->crank * 1000003 + (int)i * 7 + 1 + round * 101);
+    for (size_t i = 0; i < c->rn; i++)
+        c->rbuf[i] = c->ref[i] = -1 - (int)i - round;
     int scount = c->strided ? 1 : n;
     switch (coll) {
     case A2A:
@@ -154,6 +164,32 @@ static int start(call_t *c, MPI_Request *req)
     }
 }
 
+#ifdef PC_TEST_PERSISTENT
+/* The persistent form (MPI-4). */
+static int pinit(call_t *c, MPI_Request *req)
+{
+    int n = c->count, scount = c->strided ? 1 : n;
+    int ip = c->in_place;
+    switch (c->coll) {
+    case A2A:
+        return MPI_Alltoall_init(c->sbuf, scount, c->stype, c->rbuf, n, MPI_INT, c->comm,
+                                 MPI_INFO_NULL, req);
+    case A2AV:
+        return MPI_Alltoallv_init(c->sbuf, c->scounts, c->sdispls, MPI_INT, c->rbuf, c->rcounts,
+                                  c->rdispls, MPI_INT, c->comm, MPI_INFO_NULL, req);
+    case AG:
+        return MPI_Allgather_init(ip ? MPI_IN_PLACE : c->sbuf, ip ? 0 : scount,
+                                  ip ? MPI_DATATYPE_NULL : c->stype, c->rbuf, n, MPI_INT, c->comm,
+                                  MPI_INFO_NULL, req);
+    default:
+        ip = ip && c->crank == c->root;
+        return MPI_Gather_init(ip ? MPI_IN_PLACE : c->sbuf, ip ? 0 : n,
+                               ip ? MPI_DATATYPE_NULL : MPI_INT, c->rbuf, n, MPI_INT, c->root,
+                               c->comm, MPI_INFO_NULL, req);
+    }
+}
+#endif
+
 /* The same call, blocking, through the preload library. */
 static void blocking(call_t *c)
 {
@@ -177,8 +213,8 @@ static void blocking(call_t *c)
     }
 }
 
-/* The result, and which algorithm ran it. */
-static void finish(call_t *c, int kase, int expect)
+/* The result, and which algorithm ran it; the buffers are kept. */
+static void finish_round(call_t *c, int kase, int expect)
 {
     int check = c->coll != GA || c->crank == c->root;
     if (check && memcmp(c->rbuf, c->ref, c->rn * sizeof(int)) != 0) {
@@ -198,6 +234,13 @@ static void finish(call_t *c, int kase, int expect)
             fail(what, kase);
         }
     }
+}
+
+/* ... and the buffers freed. */
+static void finish(call_t *c, int kase, int expect)
+{
+    if (kase >= -1)
+        finish_round(c, kase, expect);
     if (c->strided)
         MPI_Type_free(&c->stype);
     free(c->sbuf), free(c->rbuf), free(c->ref), free(c->scounts);
@@ -232,10 +275,125 @@ static void ring_check(MPI_Comm comm, int in, int kase)
         fail("the point-to-point message beside the collective", kase);
 }
 
+/* Erroneous use has the standard's error class and leaves the communicator
+ * usable: a negative count (every rank alike) under MPI_ERRORS_RETURN. */
+static void erroneous(MPI_Comm comm, int persistent)
+{
+    MPI_Comm c;
+    MPI_Request r = MPI_REQUEST_NULL;
+    int x[4] = {0}, y[4 * 64] = {0}, cls = MPI_SUCCESS, rc;
+    MPI_Comm_dup(comm, &c);
+    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+    MPI_Alltoall(x, 1, MPI_INT, y, 1, MPI_INT, c); /* sets pacoll up on it */
+#ifdef PC_TEST_PERSISTENT
+    if (persistent)
+        rc = MPI_Alltoall_init(x, -1, MPI_INT, y, -1, MPI_INT, c, MPI_INFO_NULL, &r);
+    else
+#endif
+        rc = MPI_Ialltoall(x, -1, MPI_INT, y, -1, MPI_INT, c, &r);
+    (void)persistent;
+    MPI_Error_class(rc, &cls);
+    if (cls != MPI_ERR_COUNT)
+        fail(persistent ? "MPI_Alltoall_init with a negative count is not MPI_ERR_COUNT"
+                        : "MPI_Ialltoall with a negative count is not MPI_ERR_COUNT",
+             -1);
+    if (rc == MPI_SUCCESS && r != MPI_REQUEST_NULL) /* (not reached when it failed) */
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+    call_t ok;
+    setup(&ok, A2A, c, 0);
+    start(&ok, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    finish(&ok, -1, 0);
+    MPI_Comm_free(&c);
+}
+
+#ifdef PC_TEST_PERSISTENT
+/* Persistent requests: made once, started several times over the same
+ * buffers (new data each round), completed every way; Startall of two;
+ * freed once inactive. */
+static void persistent_cases(MPI_Comm *comms, int cases, int expect)
+{
+    for (int kase = 0; kase < cases; kase++) {
+        MPI_Comm comm = comms[rnd(2)];
+        call_t c, d;
+        MPI_Request r[4];
+        int out, in, flag, idx, rounds = 1 + (int)rnd(4), pattern = (int)rnd(6);
+        setup(&c, (int)rnd(NCOLL), comm, rnd(8) == 0);
+        setup(&d, (int)rnd(NCOLL), comm, 0);
+        pinit(&c, &r[0]);
+        pinit(&d, &r[3]);
+        for (int round = 0; round < rounds; round++) {
+            if (round)
+                fill(&c, round), fill(&d, round);
+            if (rnd(3) == 0)
+                usleep((useconds_t)(rnd(1000) * (unsigned)(rank % 3)));
+            switch (pattern) {
+            case 0:
+                MPI_Start(&r[0]);
+                MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+                break;
+            case 1:
+                MPI_Start(&r[0]);
+                while (MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE), !flag)
+                    compute(20e-6);
+                break;
+            case 2: { /* Startall of two, with point-to-point beside them */
+                MPI_Request two[2] = {r[0], r[3]}, all[4];
+                MPI_Startall(2, two);
+                ring_start(comm, &out, &in, &r[1]);
+                all[0] = two[0], all[1] = r[1], all[2] = r[2], all[3] = two[1];
+                MPI_Waitall(4, all, MPI_STATUSES_IGNORE);
+                if (all[0] != r[0] || all[3] != r[3])
+                    fail("Waitall changed a persistent request's handle", kase);
+                ring_check(comm, in, kase);
+                finish_round(&d, kase, expect);
+                break;
+            }
+            case 3: { /* waitany over the collective and point-to-point */
+                MPI_Request all[3];
+                MPI_Start(&r[0]);
+                ring_start(comm, &out, &in, &r[1]);
+                all[0] = r[1], all[1] = r[0], all[2] = r[2];
+                for (int k = 0; k < 3; k++)
+                    MPI_Waitany(3, all, &idx, MPI_STATUS_IGNORE);
+                ring_check(comm, in, kase);
+                break;
+            }
+            case 4: { /* MPI_Request_get_status */
+                MPI_Status st;
+                MPI_Start(&r[0]);
+                while (MPI_Request_get_status(r[0], &flag, &st), !flag)
+                    compute(10e-6);
+                MPI_Wait(&r[0], &st);
+                if (r[0] == MPI_REQUEST_NULL)
+                    fail("Wait freed a persistent request", kase);
+                break;
+            }
+            default: /* freed once inactive, in the last round (freeing an active
+                      * persistent collective request is erroneous, MPI-4) */
+                MPI_Start(&r[0]);
+                MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+                if (round == rounds - 1) {
+                    MPI_Request_free(&r[0]);
+                    if (r[0] != MPI_REQUEST_NULL)
+                        fail("MPI_Request_free left the handle", kase);
+                }
+            }
+            finish_round(&c, kase, expect);
+        }
+        if (r[0] != MPI_REQUEST_NULL)
+            MPI_Request_free(&r[0]);
+        MPI_Request_free(&r[3]);
+        finish(&c, -2, 0); /* (-2: the buffers only) */
+        finish(&d, -2, 0);
+    }
+}
+#endif
+
 int main(int argc, char **argv)
 {
     unsigned seed = 1;
-    int cases = 100, expect = 0;
+    int cases = 100, expect = 0, persistent = 0, cases_done = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--seed") && i + 1 < argc)
             seed = (unsigned)atoi(argv[++i]);
@@ -243,6 +401,8 @@ int main(int argc, char **argv)
             cases = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--expect-pacoll"))
             expect = 1;
+        else if (!strcmp(argv[i], "--persistent"))
+            persistent = 1;
     }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -266,7 +426,21 @@ int main(int argc, char **argv)
             finish(&c, -1, 0);
         }
 
-    for (int kase = 0; kase < cases; kase++) {
+    erroneous(MPI_COMM_WORLD, persistent);
+#ifdef PC_TEST_PERSISTENT
+    if (persistent) {
+        persistent_cases(comms, cases, expect);
+        cases_done = cases;
+    }
+#else
+    if (persistent) {
+        if (rank == 0)
+            printf("nonblocking-c: SKIP: this MPI has no persistent collectives\n");
+        MPI_Finalize();
+        return 0;
+    }
+#endif
+    for (int kase = 0; kase < cases && !cases_done; kase++) {
         int coll = (int)rnd(NCOLL), pattern = (int)rnd(11), big = rnd(8) == 0;
         MPI_Comm comm = comms[rnd(2)];
         call_t c, d;

@@ -111,7 +111,7 @@ run_config mpich -DPACOLL_WERROR=ON -DMPI_C_COMPILER=mpicc.mpich -DMPI_Fortran_C
 # outside dpkg) and the unit tests; the datatype fuzz stays with ci and mpich.
 # The algorithm matrices stay with ci and mpich (docs/TESTING.md).  A wheel
 # that is not installed counts as one failure, never as silence.
-wheel_args='-L interpose|install|package|unit|pacoll_run|preload -LE twin|rma'
+wheel_args='-L interpose|install|package|unit|pacoll_run|preload|nonblocking -LE twin|rma'
 # interpose_other_family preloads this build into a program of Debian's
 # MPICH: the wheel's bundled UCX (libuct) then binds to Debian's libucs and
 # the loader stops the program before pacoll runs; ci covers the check.

@@ -76,6 +76,8 @@ static const char *const coll_names[NCOLL] = {"alltoall", "alltoallv", "allgathe
 enum { LOOP, BARRIER };
 static const char *const mode_names[2] = {"loop", "barrier"};
 enum { ARM_MPI, ARM_PMPI };
+enum { BLOCKING, NONBLOCKING, PERSISTENT };
+static const char *const kind_names[3] = {"blocking", "nonblocking", "persistent"};
 static const char *const arm_names[2] = {"mpi", "pmpi"};
 
 typedef struct {
@@ -85,6 +87,7 @@ typedef struct {
     int nsizes;
     long iters, blocks, warmup, budget; /* warmup < 0: iters / 10 */
     int check, percall, first;
+    int kind; /* --kind: BLOCKING, NONBLOCKING (MPI_I<coll> + MPI_Wait), PERSISTENT */
     int pair[2]; /* --pair: the arms, ARM_MPI or ARM_PMPI; pair[0] < 0: no --pair */
     long calls, samples;
     const char *json;
@@ -105,6 +108,12 @@ typedef struct {
     int *counts, *displs;
     MPI_Comm comm; /* MPI_COMM_WORLD, or --first's new communicator */
     long errors; /* wrong bytes seen by this rank */
+    int kind;    /* opts_t's */
+    /* --kind persistent: each arm's request for the point (coll, m) it was made for */
+    MPI_Request preq[2];
+    int pcoll[2];
+    long pm[2];
+    char *psb[2];
 } ctx_t;
 
 /* ---------------------------------------------------------------- options */
@@ -226,6 +235,9 @@ static void usage(void)
          "                  pmpi (the PMPI_ names: the MPI library): each point timed\n"
          "                  through both in one process, alternating A B B A by block\n"
          "                  (loop) or iteration (barrier); prints both and A / B\n"
+         "  --kind K        blocking (default); nonblocking: MPI_I<coll> then MPI_Wait;\n"
+         "                  persistent: MPI_<coll>_init once per point and arm, then\n"
+         "                  MPI_Start and MPI_Wait per call (where MPI has them)\n"
          "  --json FILE     also write the results as JSON (rank 0)");
 }
 
@@ -272,7 +284,7 @@ static int parse_opts(int argc, char **argv, int rank, opts_t *o)
         }
         static const char *const valued[] = {"--colls", "--modes",  "--sizes", "--json",
                                              "--budget", "--iters", "--warmup", "--calls",
-                                             "--samples", "--blocks", "--pair"};
+                                             "--samples", "--blocks", "--pair", "--kind"};
         int known = 0;
         for (size_t k = 0; k < sizeof valued / sizeof *valued; k++)
             known |= !strcmp(name, valued[k]);
@@ -306,6 +318,16 @@ static int parse_opts(int argc, char **argv, int rank, opts_t *o)
                 if (o->pair[k] < 0)
                     return fail(rank, "--pair '%s': expected A,B, each mpi or pmpi", val);
             }
+        } else if (!strcmp(name, "--kind")) {
+            int k = !strcmp(val, "blocking") ? BLOCKING : !strcmp(val, "nonblocking") ? NONBLOCKING
+                      : !strcmp(val, "persistent") ? PERSISTENT : -1;
+#ifndef PLAINBENCH_PERSISTENT
+            if (k == PERSISTENT)
+                return fail(rank, "--kind %s: this MPI has no persistent collectives", val);
+#endif
+            if (k < 0)
+                return fail(rank, "--kind '%s': expected blocking, nonblocking or persistent", val);
+            o->kind = k;
         } else if (!strcmp(name, "--json")) {
             o->json = val;
         } else if (!strcmp(name, "--budget")) {
@@ -400,19 +422,119 @@ typedef struct {
                      const int[], MPI_Datatype, MPI_Comm);
     int (*allgather)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
     int (*gather)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
+    int (*ialltoall)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                     MPI_Request *);
+    int (*ialltoallv)(const void *, const int[], const int[], MPI_Datatype, void *, const int[],
+                      const int[], MPI_Datatype, MPI_Comm, MPI_Request *);
+    int (*iallgather)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                      MPI_Request *);
+    int (*igather)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm,
+                   MPI_Request *);
+#ifdef PLAINBENCH_PERSISTENT
+    int (*alltoall_init)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                         MPI_Info, MPI_Request *);
+    int (*alltoallv_init)(const void *, const int[], const int[], MPI_Datatype, void *,
+                          const int[], const int[], MPI_Datatype, MPI_Comm, MPI_Info,
+                          MPI_Request *);
+    int (*allgather_init)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                          MPI_Info, MPI_Request *);
+    int (*gather_init)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int,
+                       MPI_Comm, MPI_Info, MPI_Request *);
+    int (*start)(MPI_Request *);
+    int (*request_free)(MPI_Request *);
+#endif
 } names_t;
 
 static const names_t arm_calls[2] = {
     [ARM_MPI] = {.alltoall = MPI_Alltoall, .alltoallv = MPI_Alltoallv,
-                 .allgather = MPI_Allgather, .gather = MPI_Gather},
+                 .allgather = MPI_Allgather, .gather = MPI_Gather,
+                 .ialltoall = MPI_Ialltoall, .ialltoallv = MPI_Ialltoallv,
+                 .iallgather = MPI_Iallgather, .igather = MPI_Igather,
+#ifdef PLAINBENCH_PERSISTENT
+                 .alltoall_init = MPI_Alltoall_init, .alltoallv_init = MPI_Alltoallv_init,
+                 .allgather_init = MPI_Allgather_init, .gather_init = MPI_Gather_init,
+                 .start = MPI_Start, .request_free = MPI_Request_free
+#endif
+    },
     [ARM_PMPI] = {.alltoall = PMPI_Alltoall, .alltoallv = PMPI_Alltoallv,
-                  .allgather = PMPI_Allgather, .gather = PMPI_Gather},
+                  .allgather = PMPI_Allgather, .gather = PMPI_Gather,
+                  .ialltoall = PMPI_Ialltoall, .ialltoallv = PMPI_Ialltoallv,
+                  .iallgather = PMPI_Iallgather, .igather = PMPI_Igather,
+#ifdef PLAINBENCH_PERSISTENT
+                  .alltoall_init = PMPI_Alltoall_init, .alltoallv_init = PMPI_Alltoallv_init,
+                  .allgather_init = PMPI_Allgather_init, .gather_init = PMPI_Gather_init,
+                  .start = PMPI_Start, .request_free = PMPI_Request_free
+#endif
+    },
 };
+
+static void call_nonblocking(ctx_t *c, const names_t *f, int coll, int n)
+{
+    MPI_Request r = MPI_REQUEST_NULL;
+    switch (coll) {
+    case A2A:
+        f->ialltoall(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, c->comm, &r);
+        break;
+    case A2AV:
+        f->ialltoallv(c->sb, c->counts, c->displs, MPI_BYTE, c->rb, c->counts, c->displs,
+                      MPI_BYTE, c->comm, &r);
+        break;
+    case AG:
+        f->iallgather(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, c->comm, &r);
+        break;
+    default:
+        f->igather(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, 0, c->comm, &r);
+        break;
+    }
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+}
+
+#ifdef PLAINBENCH_PERSISTENT
+/* The arm's persistent request for (coll, n) on its own buffers, made at its
+ * first call (collective: every rank calls in the same order) and freed when
+ * the point changes; then one start and its wait. */
+static void call_persistent(ctx_t *c, const names_t *f, int arm, int coll, int n)
+{
+    MPI_Request *r = &c->preq[arm];
+    if (*r != MPI_REQUEST_NULL && (c->pcoll[arm] != coll || c->pm[arm] != n || c->psb[arm] != c->sb))
+        f->request_free(r);
+    if (*r == MPI_REQUEST_NULL) {
+        switch (coll) {
+        case A2A:
+            f->alltoall_init(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, c->comm, MPI_INFO_NULL, r);
+            break;
+        case A2AV:
+            f->alltoallv_init(c->sb, c->counts, c->displs, MPI_BYTE, c->rb, c->counts, c->displs,
+                              MPI_BYTE, c->comm, MPI_INFO_NULL, r);
+            break;
+        case AG:
+            f->allgather_init(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, c->comm, MPI_INFO_NULL, r);
+            break;
+        default:
+            f->gather_init(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, 0, c->comm, MPI_INFO_NULL, r);
+            break;
+        }
+        c->pcoll[arm] = coll, c->pm[arm] = n, c->psb[arm] = c->sb;
+    }
+    f->start(r);
+    MPI_Wait(r, MPI_STATUS_IGNORE);
+}
+#endif
 
 static void call(ctx_t *c, int arm, int coll, long m)
 {
     const names_t *f = &arm_calls[arm];
     int n = (int)m;
+    if (c->kind == NONBLOCKING) {
+        call_nonblocking(c, f, coll, n);
+        return;
+    }
+#ifdef PLAINBENCH_PERSISTENT
+    if (c->kind == PERSISTENT) {
+        call_persistent(c, f, arm, coll, n);
+        return;
+    }
+#endif
     switch (coll) {
     case A2A:
         f->alltoall(c->sb, n, MPI_BYTE, c->rb, n, MPI_BYTE, c->comm);
@@ -609,6 +731,10 @@ int main(int argc, char **argv)
         rc = fail(c.rank, "%s", "--first takes no --percall, --json or --check");
     if (!rc && o.pair[0] >= 0 && (o.percall || o.first))
         rc = fail(c.rank, "%s", "--pair takes no --percall or --first");
+    if (!rc && o.kind != BLOCKING && (o.percall || o.first))
+        rc = fail(c.rank, "%s", "--kind takes no --percall or --first");
+    c.kind = o.kind;
+    c.preq[0] = c.preq[1] = MPI_REQUEST_NULL;
     if (rc) {
         MPI_Finalize();
         return rc == 1 ? 0 : rc;
@@ -726,6 +852,14 @@ int main(int argc, char **argv)
                    "over ranks, median over blocks\n# barrier: N x (barrier + 1 call), largest "
                    "over ranks, interquartile mean over iterations\n",
                    o.blocks);
+        if (c.rank == 0)
+            printf("# kind: %s\n", kind_names[o.kind]);
+        /* a communicator's first pacoll call is a blocking one (nonblocking
+         * calls never set pacoll up: docs/INTERPOSE.md) */
+        if (o.kind != BLOCKING) {
+            c.sb = c.sbk[0], c.rb = c.rbk[0];
+            MPI_Alltoall(c.sb, 1, MPI_BYTE, c.rb, 1, MPI_BYTE, c.comm);
+        }
         if (c.rank == 0 && o.pair[0] >= 0)
             printf("# pair: arms A = %s, B = %s, alternating A B B A; A / B: loop the median "
                    "of the per-pair ratios, barrier the ratio of the means\n"
@@ -770,6 +904,11 @@ int main(int argc, char **argv)
     if (c.rank == 0 && o.json &&
         write_json(&o, P, lib, res, nr, o.percall ? pc_ns : NULL, errors))
         status = 1;
+#ifdef PLAINBENCH_PERSISTENT
+    for (int arm = 0; arm < 2; arm++)
+        if (c.preq[arm] != MPI_REQUEST_NULL)
+            arm_calls[arm].request_free(&c.preq[arm]);
+#endif
     for (int k = 0; k < nbuf; k++)
         free(c.sbk[k]), free(c.rbk[k]);
     free(c.counts), free(c.displs), free(t), free(res);

@@ -52,6 +52,7 @@ typedef int (*pc_async_poll_fn)(void *thing);
 
 enum pc_nb_how {
     PC_NB_LIBRARY, /* no hook into the library's progress: its own calls */
+    PC_NB_THREADS, /* MPI_THREAD_SERIALIZED or MULTIPLE: its own calls too */
     PC_NB_OPAL,    /* Open MPI: opal_progress_register */
     PC_NB_ASYNC    /* MPICH: MPIX_Async_start */
 };
@@ -282,7 +283,7 @@ static int find_hook(pc_nb_t *nb)
     /* a fiber resumed by another thread than the one that started it would
      * see that thread's thread-local state: one thread calls MPI, or none */
     if (level >= MPI_THREAD_SERIALIZED)
-        return PC_NB_LIBRARY;
+        return PC_NB_THREADS;
     int (*reg)(int (*)(void)) = NULL;
     sym(&reg, sizeof reg, "opal_progress_register");
     sym(&nb->opal_unregister, sizeof nb->opal_unregister, "opal_progress_unregister");
@@ -294,12 +295,18 @@ static int find_hook(pc_nb_t *nb)
     return PC_NB_LIBRARY;
 }
 
+/* pacoll runs nonblocking calls here (the hooks come last in pc_nb_how). */
+static int hooked(const pc_nb_t *nb) { return nb && nb->how >= PC_NB_OPAL; }
+
 static const char *hook_words(int how)
 {
     return how == PC_NB_OPAL    ? "pacoll takes part in Open MPI's progress (opal_progress_register)"
            : how == PC_NB_ASYNC ? "pacoll takes part in MPICH's progress (MPIX_Async_start)"
-                                : "the MPI library offers pacoll no part in its progress, so "
-                                  "every nonblocking call goes to its own";
+           : how == PC_NB_THREADS
+               ? "more than one thread may call MPI, and a fiber must be resumed by the thread "
+                 "that started it, so every nonblocking call goes to the MPI library's own"
+               : "the MPI library offers pacoll no part in its progress, so every nonblocking "
+                 "call goes to its own";
 }
 
 static pc_nb_t *nb_state(pc_context_t *ctx, pacoll_team_t *t)
@@ -446,7 +453,7 @@ int pc_api_icall(const pc_mpi_call_t *call, MPI_Request *request, const void *ra
     if (!t || !t->api || !t->sel || !t->ready || t->no_room || t->thread_multiple || t->cfg.error)
         return inative(call, request);
     pc_nb_t *nb = nb_state(ctx, t);
-    if (!nb || nb->how == PC_NB_LIBRARY)
+    if (!hooked(nb))
         return inative(call, request);
     if (!pc_verdict_begin_quiet(&t->verdict) && pc_verdict_begin(t) != MPI_SUCCESS)
         return pc_api_lost(call, t, MPI_ERR_OTHER);
@@ -496,7 +503,7 @@ int pc_api_pinit(const pc_mpi_call_t *call, MPI_Request *request, const void *ra
         return rc;
     pc_context_t *ctx = pc_context_now();
     pc_nb_t *nb = ctx ? nb_state(ctx, t) : NULL;
-    if (!nb || nb->how == PC_NB_LIBRARY || !t->ready || t->no_room)
+    if (!hooked(nb) || !t->ready || t->no_room)
         return PC_API_HAND_OVER;
     int idx = choose(t, call);
     if (!pc_registry_get(idx)->run)

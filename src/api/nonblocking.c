@@ -22,9 +22,11 @@
  *
  * What runs on a fiber: an algorithm that waits only in the wait layer
  * (pacoll_algo.nonblocking), on a team whose set-up is done (its first
- * collective call, blocking, made it), chosen by a name or by rules that
- * need no communication to decide; the rest goes to the MPI library's own
- * nonblocking call.  Every rank decides alike, from what every rank knows.
+ * collective call, blocking, made it), named for the communicator
+ * (PACOLL_<COLL>, its choice or info hints); the rest, and every call where
+ * none is named, goes to the MPI library's own nonblocking call: the rules
+ * were measured on blocking calls, and a fiber's switches cost about a
+ * microsecond a call (docs/INTERPOSE.md has the measurements).  Every rank decides alike, from what every rank knows.
  * The calls pacoll runs on one team run in the order they were made (every
  * rank's order), one after the other; a blocking call that runs pacoll's
  * algorithm on the team, and the team's end, wait for them first.
@@ -358,13 +360,10 @@ static int choose(pacoll_team_t *t, const pc_mpi_call_t *call)
     const char *name = pacoll_coll_name(call->coll), *why;
     pc_api_forced(call, t, NULL, &idx, &ck); /* (no call-site name: cannot fail) */
     if (idx < 0) {
-        double m = call->coll == PACOLL_ALLTOALLV ? -1 : (double)pc_block_bytes(call, t->rank);
-        if ((idx = pc_select_local(t, call->coll, m)) < 0) {
-            pc_api_say(t, "%s: nonblocking call handed to the MPI library: %s", name,
-                       "the rules ask for a measurement (the NIC, alltoallv's largest block) "
-                       "that would wait for the other ranks");
-            return native;
-        }
+        pc_api_say(t, "%s: nonblocking call handed to the MPI library: %s", name,
+                   "no algorithm is named for it (the rules were measured on blocking calls; "
+                   "a call on a fiber costs its switches: docs/INTERPOSE.md)");
+        return native;
     }
     const pacoll_algo_t *a = pc_registry_get(idx);
     if (!a->run)
@@ -447,7 +446,15 @@ static void launch(pc_context_t *ctx, pc_nb_t *nb, pc_nb_op_t *op)
 int pc_api_icall(const pc_mpi_call_t *call, MPI_Request *request, const void *ra)
 {
     pc_context_t *ctx = pc_context_now();
-    pacoll_team_t *t = ctx && call->comm != MPI_COMM_NULL ? pc_team_find(call->comm) : NULL;
+    const pc_team_slot_t *slot = call->comm != MPI_COMM_NULL ? pc_api_cached(call->comm) : NULL;
+    pacoll_team_t *t = slot ? slot->team : NULL;
+    /* no algorithm named for this collective (the default), nothing to count
+     * or say: the MPI library's own at once, as the blocking plain way */
+    if (t && t->comm_choice[call->coll] < 0 && t->cfg.forced[call->coll] < 0 && !t->cfg.stats &&
+        !t->cfg.chan.verbose && pc_plain_begin(t))
+        return inative(call, request);
+    if (!t && ctx && call->comm != MPI_COMM_NULL)
+        t = pc_team_find(call->comm);
     /* a team pacoll has run on, or may: its set-up is done (a blocking call
      * made it, collectively), so nothing here waits for another rank */
     if (!t || !t->api || !t->sel || !t->ready || t->no_room || t->thread_multiple || t->cfg.error)

@@ -510,16 +510,6 @@ int pc_select_why(pacoll_team_t *t, pacoll_coll_t coll, size_t m, pc_agree_bytes
     return idx;
 }
 
-int pc_select_local(pacoll_team_t *t, pacoll_coll_t coll, double m)
-{
-    if (!t->sel)
-        return -1;
-    pc_shape_t s;
-    pc_team_shape(t, &s);
-    int i, idx = pc_rules_choose(t->sel->rules, coll, &s, m, t->cfg.chan.ports, &i);
-    return i == PC_PICK_NEED_NIC || i == PC_PICK_NEED_BYTES ? -1 : idx;
-}
-
 int pc_select(pacoll_team_t *t, pacoll_coll_t coll, size_t m)
 {
     return pc_select_why(t, coll, m, NULL, NULL, NULL, 0);

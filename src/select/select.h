@@ -118,11 +118,6 @@ int pc_select_why(pacoll_team_t *t, pacoll_coll_t coll, size_t m, pc_agree_bytes
                   const void *call, char *why, size_t len);
 /* The same without agreement (m as given) or explanation. */
 int pc_select(pacoll_team_t *t, pacoll_coll_t coll, size_t m);
-/* The rules' choice where it takes no communication (a nonblocking call
- * must not wait for other ranks to start it): m < 0 when unknown
- * (alltoallv); -1 when a rule would need the NIC measured or the agreed
- * largest block, which every rank then knows alike. */
-int pc_select_local(pacoll_team_t *t, pacoll_coll_t coll, double m);
 
 /* Learning in place (learn_team.c; docs/AUTO.md, "Learning in place"). */
 /* Made at the team's first call, after its rules, when PACOLL_LEARN is

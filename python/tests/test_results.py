@@ -435,6 +435,10 @@ def bench_file(path, names, us, ran=None):
     path.write_text(json.dumps(d))
 
 
+def desc_source(d, name):
+    return next(a["source"] for a in d["algorithms"] if a["name"] == name)
+
+
 def test_merge_names_auto_rows_and_keeps_what_auto_ran(tmp_path):
     run = load_sim_run()
     platforms = run.load_platforms()
@@ -457,11 +461,13 @@ def test_merge_names_auto_rows_and_keeps_what_auto_ran(tmp_path):
     names = [a["name"] for a in d["results"][0]["algos"]]
     pac = next(p for p in here if p.runner == "pacoll").algos
     autos = [f"auto:{x}" for x in ("mpich", "mvapich2", "ompi")]
+    learns = [f"auto-learn:{x}" for x in ("mpich", "mvapich2", "ompi")]
     nats = [f"native:{x}" for x in ("mpich", "mvapich2", "ompi")]
-    assert names == d["settings"]["algorithms"] == pac + autos + nats
+    assert names == d["settings"]["algorithms"] == pac + autos + learns + nats
     assert d["settings"]["baseline"] == "native:mpich"
     by = {a["name"]: a for a in d["results"][0]["algos"]}
-    assert all(by[n]["ran"] == "leader" for n in autos)
+    assert all(by[n]["ran"] == "leader" for n in autos + learns)
+    assert "PACOLL_LEARN=1" in desc_source(d, "auto-learn:ompi")
     assert all(by[n]["ran"] == n for n in nats)
     assert [a["name"] for a in d["algorithms"]] == names
     desc = {a["name"]: a for a in d["algorithms"]}

@@ -354,7 +354,7 @@ def test_sweep_env_adds_to_defaults_and_every_run_gets_it(tmp_path):
     for sw in exp["sweeps"]:
         sw["env"] = {"PACOLL_PORTS": "4", "PACOLL_SIM_TESTED": "1"}
     pts, _ = run.expand(exp, platforms, None)
-    pac = [p for p in pts if p.runner == "pacoll" or p.runner.startswith("auto-")]
+    pac = [p for p in pts if p.runner == "pacoll" or p.runner.startswith(("auto-", "learn-"))]
     peers = [p for p in pts if p.peer]
     assert pac and peers and len(pac) + len(peers) == len(pts)
     for p in pac + peers:
@@ -362,6 +362,8 @@ def test_sweep_env_adds_to_defaults_and_every_run_gets_it(tmp_path):
                          "PACOLL_SIM_TESTED": "1"}, p.env
         _, env = run.command(p, platforms, "pacoll-bench", str(tmp_path / "raw" / "p.json"))
         assert env["PACOLL_SIM_PUT"] == "transfer" and env["PACOLL_PORTS"] == "4"
+        # the learning runs alone learn everywhere
+        assert env.get("PACOLL_LEARN") == ("1" if p.runner.startswith("learn-") else None)
 
 
 # ---- pacoll's auto on top of each peer selector ----------------------------

@@ -354,7 +354,7 @@ def test_sweep_env_adds_to_defaults_and_every_run_gets_it(tmp_path):
     for sw in exp["sweeps"]:
         sw["env"] = {"PACOLL_PORTS": "4", "PACOLL_SIM_TESTED": "1"}
     pts, _ = run.expand(exp, platforms, None)
-    pac = [p for p in pts if p.runner == "pacoll" or p.runner.startswith("auto-")]
+    pac = [p for p in pts if p.runner == "pacoll" or p.runner.startswith(("auto-", "learn-"))]
     peers = [p for p in pts if p.peer]
     assert pac and peers and len(pac) + len(peers) == len(pts)
     for p in pac + peers:
@@ -362,6 +362,8 @@ def test_sweep_env_adds_to_defaults_and_every_run_gets_it(tmp_path):
                          "PACOLL_SIM_TESTED": "1"}, p.env
         _, env = run.command(p, platforms, "pacoll-bench", str(tmp_path / "raw" / "p.json"))
         assert env["PACOLL_SIM_PUT"] == "transfer" and env["PACOLL_PORTS"] == "4"
+        # the learning runs alone learn everywhere
+        assert env.get("PACOLL_LEARN") == ("1" if p.runner.startswith("learn-") else None)
 
 
 # ---- pacoll's auto on top of each peer selector ----------------------------
@@ -435,6 +437,10 @@ def bench_file(path, names, us, ran=None):
     path.write_text(json.dumps(d))
 
 
+def desc_source(d, name):
+    return next(a["source"] for a in d["algorithms"] if a["name"] == name)
+
+
 def test_merge_names_auto_rows_and_keeps_what_auto_ran(tmp_path):
     run = load_sim_run()
     platforms = run.load_platforms()
@@ -457,11 +463,13 @@ def test_merge_names_auto_rows_and_keeps_what_auto_ran(tmp_path):
     names = [a["name"] for a in d["results"][0]["algos"]]
     pac = next(p for p in here if p.runner == "pacoll").algos
     autos = [f"auto:{x}" for x in ("mpich", "mvapich2", "ompi")]
+    learns = [f"auto-learn:{x}" for x in ("mpich", "mvapich2", "ompi")]
     nats = [f"native:{x}" for x in ("mpich", "mvapich2", "ompi")]
-    assert names == d["settings"]["algorithms"] == pac + autos + nats
+    assert names == d["settings"]["algorithms"] == pac + autos + learns + nats
     assert d["settings"]["baseline"] == "native:mpich"
     by = {a["name"]: a for a in d["results"][0]["algos"]}
-    assert all(by[n]["ran"] == "leader" for n in autos)
+    assert all(by[n]["ran"] == "leader" for n in autos + learns)
+    assert "PACOLL_LEARN=1" in desc_source(d, "auto-learn:ompi")
     assert all(by[n]["ran"] == n for n in nats)
     assert [a["name"] for a in d["algorithms"]] == names
     desc = {a["name"]: a for a in d["algorithms"]}

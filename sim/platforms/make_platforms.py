@@ -236,6 +236,14 @@ PLATFORMS = [
          title="a modern cluster: 64 nodes x 64 cores, NDR-class network, contended memory",
          source=["modern_16x64 with 64 nodes (same numbers, see there)."]),
 ]
+# The onload cluster with 128 nodes (1024 cores), for 1024-rank application
+# runs: the same node, NIC and link, one flat cluster twice as wide.
+PLATFORMS.append(dict(
+    next(p for p in PLATFORMS if p["name"] == "multicore_onload_64x8"),
+    name="multicore_onload_128x8", nodes=128,
+    title="multicore slides, onload NIC, scaled out: 128 nodes x 8 cores, InfiniPath SDR",
+    source=["multicore_onload_64x8 with 128 nodes (same numbers, see there): the slides'",
+            "cluster has 64; this one holds 1024 ranks at its 8 per node."]))
 
 
 def comment(p):

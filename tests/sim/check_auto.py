@@ -2,8 +2,9 @@
 """check_auto.py SOURCE_DIR PACOLL_BENCH JSON_DIR (ctest sim_ci_small).
 
 Every size of every merged file sim/run wrote has, for each peer selector,
-an auto:PEER row beside its native:PEER row, and the auto row's "ran" names
-an algorithm this build registers for the collective, or native."""
+an auto:PEER and an auto-learn:PEER row (PACOLL_LEARN=1) beside its
+native:PEER row, and each auto row's "ran" names an algorithm this build
+registers for the collective, or native."""
 import glob
 import importlib.machinery
 import importlib.util
@@ -25,17 +26,20 @@ def main(src, bench, jdir):
         for r in d["results"]:
             by = {a["name"]: a for a in r["algos"]}
             for p in run.PEERS:
-                a = by.get("auto:" + p)
-                if a is None or "native:" + p not in by:
-                    sys.exit(f"check_auto: {fn}: {r['bytes']} B: no auto:{p} beside "
-                             f"native:{p} (rows: {', '.join(sorted(by))})")
-                if a.get("ran") not in ok:
-                    sys.exit(f"check_auto: {fn}: {r['bytes']} B: auto:{p} ran "
-                             f"{a.get('ran')!r}, not one of {', '.join(sorted(ok))}")
-                n += 1
+                for row in ("auto:" + p, "auto-learn:" + p):
+                    a = by.get(row)
+                    if a is None or "native:" + p not in by:
+                        sys.exit(f"check_auto: {fn}: {r['bytes']} B: no {row} beside "
+                                 f"native:{p} (rows: {', '.join(sorted(by))})")
+                    # what ran last: learning may name the candidate of its last call
+                    if a.get("ran") not in ok:
+                        sys.exit(f"check_auto: {fn}: {r['bytes']} B: {row} ran "
+                                 f"{a.get('ran')!r}, not one of {', '.join(sorted(ok))}")
+                    n += 1
     if not n:
         sys.exit(f"check_auto: no merged JSON in {jdir}")
-    print(f"check_auto: {n} auto rows, each beside its native row, each ran a registered "
+    print(f"check_auto: {n} auto and auto-learn rows, each beside its native row, each ran a "
+          f"registered "
           f"algorithm")
 
 

@@ -453,17 +453,21 @@ int pc_api_icall(const pc_mpi_call_t *call, MPI_Request *request, const void *ra
     if (t && t->comm_choice[call->coll] < 0 && t->cfg.forced[call->coll] < 0 && !t->cfg.stats &&
         !t->cfg.chan.verbose && pc_plain_begin(t))
         return inative(call, request);
-    if (!t && ctx && call->comm != MPI_COMM_NULL)
+    if (!t && ctx && call->comm != MPI_COMM_NULL) /* (not in the cache, which differs by rank) */
         t = pc_team_find(call->comm);
+    if (!t || t->thread_multiple)
+        return inative(call, request);
+    /* every call on a team is numbered, whichever way it goes, as the
+     * blocking ones are: the ranks' numbers must agree (core/verdict.h) */
+    if (!pc_verdict_begin_quiet(&t->verdict) && pc_verdict_begin(t) != MPI_SUCCESS)
+        return pc_api_lost(call, t, MPI_ERR_OTHER);
     /* a team pacoll has run on, or may: its set-up is done (a blocking call
      * made it, collectively), so nothing here waits for another rank */
-    if (!t || !t->api || !t->sel || !t->ready || t->no_room || t->thread_multiple || t->cfg.error)
+    if (!t->api || !t->sel || !t->ready || t->no_room || t->cfg.error)
         return inative(call, request);
     pc_nb_t *nb = nb_state(ctx, t);
     if (!hooked(nb))
         return inative(call, request);
-    if (!pc_verdict_begin_quiet(&t->verdict) && pc_verdict_begin(t) != MPI_SUCCESS)
-        return pc_api_lost(call, t, MPI_ERR_OTHER);
     int idx = choose(t, call);
     if (!pc_registry_get(idx)->run)
         return to_library(t, call, request);

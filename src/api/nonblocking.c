@@ -553,11 +553,19 @@ int pc_api_persistent_any(void)
     return ctx && ctx->nb && ctx->nb->persistent;
 }
 
-int pc_api_pstart(MPI_Request *request)
+/* The persistent op whose shell request is, with the scheduler (*nb);
+ * NULL when request is not pacoll's. */
+static pc_nb_op_t *persistent_of(MPI_Request request, pc_nb_t **nb)
 {
     pc_context_t *ctx = pc_context_now();
-    pc_nb_t *nb = ctx ? ctx->nb : NULL;
-    pc_nb_op_t *op = nb && nb->persistent ? persistent_find(nb, *request) : NULL;
+    *nb = ctx ? ctx->nb : NULL;
+    return *nb && (*nb)->persistent ? persistent_find(*nb, request) : NULL;
+}
+
+int pc_api_pstart(MPI_Request *request)
+{
+    pc_nb_t *nb;
+    pc_nb_op_t *op = persistent_of(*request, &nb);
     if (!op)
         return PC_API_HAND_OVER;
     pacoll_team_t *t = op->t;
@@ -576,15 +584,14 @@ int pc_api_pstart(MPI_Request *request)
         return pc_api_lost(&op->call, t, MPI_ERR_OTHER);
     }
     op->active = 1, op->ncall = t->verdict.ncall;
-    launch(ctx, nb, op);
+    launch(pc_context_now(), nb, op);
     return MPI_SUCCESS;
 }
 
 int pc_api_prequest_free(MPI_Request *request)
 {
-    pc_context_t *ctx = pc_context_now();
-    pc_nb_t *nb = ctx ? ctx->nb : NULL;
-    pc_nb_op_t *op = nb && nb->persistent ? persistent_find(nb, *request) : NULL;
+    pc_nb_t *nb;
+    pc_nb_op_t *op = persistent_of(*request, &nb);
     if (!op)
         return PC_API_HAND_OVER;
     /* MPI-4: freeing an active persistent collective request is erroneous */

@@ -445,28 +445,21 @@ typedef struct {
 #endif
 } names_t;
 
-static const names_t arm_calls[2] = {
-    [ARM_MPI] = {.alltoall = MPI_Alltoall, .alltoallv = MPI_Alltoallv,
-                 .allgather = MPI_Allgather, .gather = MPI_Gather,
-                 .ialltoall = MPI_Ialltoall, .ialltoallv = MPI_Ialltoallv,
-                 .iallgather = MPI_Iallgather, .igather = MPI_Igather,
+/* One arm's names: P is MPI_ or PMPI_. */
 #ifdef PLAINBENCH_PERSISTENT
-                 .alltoall_init = MPI_Alltoall_init, .alltoallv_init = MPI_Alltoallv_init,
-                 .allgather_init = MPI_Allgather_init, .gather_init = MPI_Gather_init,
-                 .start = MPI_Start, .request_free = MPI_Request_free
+#define ARM_PERSISTENT(P)                                                                \
+    .alltoall_init = P##Alltoall_init, .alltoallv_init = P##Alltoallv_init,             \
+    .allgather_init = P##Allgather_init, .gather_init = P##Gather_init, .start = P##Start, \
+    .request_free = P##Request_free,
+#else
+#define ARM_PERSISTENT(P)
 #endif
-    },
-    [ARM_PMPI] = {.alltoall = PMPI_Alltoall, .alltoallv = PMPI_Alltoallv,
-                  .allgather = PMPI_Allgather, .gather = PMPI_Gather,
-                  .ialltoall = PMPI_Ialltoall, .ialltoallv = PMPI_Ialltoallv,
-                  .iallgather = PMPI_Iallgather, .igather = PMPI_Igather,
-#ifdef PLAINBENCH_PERSISTENT
-                  .alltoall_init = PMPI_Alltoall_init, .alltoallv_init = PMPI_Alltoallv_init,
-                  .allgather_init = PMPI_Allgather_init, .gather_init = PMPI_Gather_init,
-                  .start = PMPI_Start, .request_free = PMPI_Request_free
-#endif
-    },
-};
+#define ARM_NAMES(P)                                                                       \
+    {.alltoall = P##Alltoall, .alltoallv = P##Alltoallv, .allgather = P##Allgather,       \
+     .gather = P##Gather, .ialltoall = P##Ialltoall, .ialltoallv = P##Ialltoallv,         \
+     .iallgather = P##Iallgather, .igather = P##Igather, ARM_PERSISTENT(P)}
+
+static const names_t arm_calls[2] = {[ARM_MPI] = ARM_NAMES(MPI_), [ARM_PMPI] = ARM_NAMES(PMPI_)};
 
 static void call_nonblocking(ctx_t *c, const names_t *f, int coll, int n)
 {

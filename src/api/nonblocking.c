@@ -25,8 +25,9 @@
  * collective call, blocking, made it), named for the communicator
  * (PACOLL_<COLL>, its choice or info hints); the rest, and every call where
  * none is named, goes to the MPI library's own nonblocking call: the rules
- * were measured on blocking calls, and a fiber's switches cost about a
- * microsecond a call (docs/INTERPOSE.md has the measurements).  Every rank decides alike, from what every rank knows.
+ * were measured on blocking calls, whose winners are not a nonblocking
+ * call's (docs/INTERPOSE.md has the measurements).  Every rank decides
+ * alike, from what every rank knows.
  * The calls pacoll runs on one team run in the order they were made (every
  * rank's order), one after the other; a blocking call that runs pacoll's
  * algorithm on the team, and the team's end, wait for them first.
@@ -361,8 +362,8 @@ static int choose(pacoll_team_t *t, const pc_mpi_call_t *call)
     pc_api_forced(call, t, NULL, &idx, &ck); /* (no call-site name: cannot fail) */
     if (idx < 0) {
         pc_api_say(t, "%s: nonblocking call handed to the MPI library: %s", name,
-                   "no algorithm is named for it (the rules were measured on blocking calls; "
-                   "a call on a fiber costs its switches: docs/INTERPOSE.md)");
+                   "no algorithm is named for it (the rules were measured on blocking calls: "
+                   "docs/INTERPOSE.md)");
         return native;
     }
     const pacoll_algo_t *a = pc_registry_get(idx);

@@ -5,7 +5,7 @@
  * poll of the wait layer hands the core back to the caller (api/nonblocking.c),
  * so MPI_Ialltoall returns at once and the MPI library's progress engine moves
  * the collective on.  One thread runs every fiber: resume and yield are plain
- * context switches (ucontext), no locks.
+ * context switches (fiber.c says how), no locks.
  */
 #ifndef PACOLL_FIBER_H
 #define PACOLL_FIBER_H

@@ -3,6 +3,11 @@
 #include "base/fiber.h"
 #include "unit.h"
 
+#include <fenv.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
 typedef struct {
     pc_fiber_t *self;
     int steps, at, trace[16], ntrace, id;
@@ -30,6 +35,31 @@ static unsigned long deep(int n, volatile char *prev)
 }
 
 static void set_one(void *arg) { *(int *)arg = 1; }
+
+/* The floating-point control state is each side's own, and a fiber's stack
+ * is aligned for what the compiler and the C library put on it. */
+typedef struct {
+    pc_fiber_t *self;
+    int round_before, round_after, aligned;
+    double third; /* 1/3 in the fiber's rounding mode, by the vector unit */
+    char text[32];
+} fp_job_t;
+
+static volatile double one = 1.0, three = 3.0;
+
+static void fp_job(void *arg)
+{
+    fp_job_t *j = arg;
+    _Alignas(16) volatile char line[16];
+    j->aligned = ((uintptr_t)line % 16) == 0;
+    fesetround(FE_UPWARD);
+    j->round_before = fegetround();
+    pc_fiber_yield(j->self);
+    j->round_after = fegetround();
+    j->third = one / three;
+    snprintf(j->text, sizeof j->text, "%.3f", j->third);
+    fesetround(FE_TONEAREST);
+}
 
 static void deep_job(void *arg) { *(unsigned long *)arg = deep(200, NULL); }
 
@@ -99,6 +129,24 @@ int main(void)
     CHECK_INT(e.ntrace, 2);
     CHECK_INT(e.trace[1], 401);
     pc_fiber_free(e.self);
+
+    double third = one / three; /* to nearest */
+    fp_job_t fj = {0};
+    fj.self = pc_fiber_new(64 * 1024, fp_job, &fj);
+    CHECK(fj.self != NULL);
+    CHECK_INT(pc_fiber_resume(fj.self), 0);
+    CHECK_INT(fj.round_before, FE_UPWARD);
+    CHECK_INT(fegetround(), FE_TONEAREST); /* the fiber's mode stays the fiber's */
+    CHECK(one / three == third);
+    fesetround(FE_DOWNWARD);
+    CHECK_INT(pc_fiber_resume(fj.self), 1);
+    CHECK_INT(fegetround(), FE_DOWNWARD);
+    fesetround(FE_TONEAREST);
+    CHECK_INT(fj.round_after, FE_UPWARD);
+    CHECK(fj.third > third); /* the caller's mode did not leak in */
+    CHECK_INT(fj.aligned, 1);
+    CHECK(strcmp(fj.text, "0.334") == 0); /* rounded up, as the fiber asked */
+    pc_fiber_free(fj.self);
     pc_fiber_free(NULL);
     return unit_done("unit_fiber");
 }

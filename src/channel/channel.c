@@ -92,7 +92,7 @@ int pc_flush_landed(pc_call_t *c)
 
 int pc_flush(pc_call_t *c)
 {
-    if (c->ch->npending == 0)
+    if (c->ch->npending == 0 && !c->ch->unflushed)
         return MPI_SUCCESS;
     return c->ch->remote->flush(c);
 }
@@ -308,7 +308,10 @@ int pc_eager_wait(pc_call_t *c, int peer, size_t n, const void **data)
 
 /* ----------------------------------------------------------- zero-copy */
 
-int pc_needs_window(const pc_call_t *c, int peer) { return !pc_on_shm(c->ch, peer) || !c->ch->cma; }
+int pc_needs_window(const pc_call_t *c, int peer)
+{
+    return pc_on_shm(c->ch, peer) ? !c->ch->cma : !c->ch->remote->zput_without_window;
+}
 
 int pc_expose_begin(pc_call_t *c, void *buf, size_t len, int any_rma_peer)
 {

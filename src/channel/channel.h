@@ -120,6 +120,7 @@ typedef struct pc_chan {
     uint32_t *zputs;          /* zero-copy puts to each peer in this call */
     pc_pending_t *pending;    /* puts whose flags wait for their data (ports) */
     int npending;
+    int unflushed;            /* writes whose sources the transport may still read */
     uint64_t (*advbuf)[4]; /* per peer: the advertisement being sent */
     int *advpeers;         /* peers advertised to over RMA in this call */
     int nadv;
@@ -266,7 +267,8 @@ int pc_expose_begin(pc_call_t *c, void *buf, size_t len, int any_rma_peer);
 int pc_advertise(pc_call_t *c, int peer, void *at, size_t len);
 int pc_expose_end(pc_call_t *c);
 /* True when receiving from peer without the eager path would need the
- * dynamic window (peer on another host, or no cross-memory copy). */
+ * dynamic window (peer on another host, unless its transport carries the
+ * data itself; or no cross-memory copy). */
 int pc_needs_window(const pc_call_t *c, int peer);
 /* Peer's advertisement of this call into rem; 1 if there, 0 if not yet. */
 int pc_adv_poll(pc_call_t *c, int peer, pc_remote_t *rem);

@@ -83,6 +83,9 @@ struct pc_transport {
      * done counter becomes done (now, or when the put completes). */
     int (*zput)(pc_call_t *c, int peer, uint64_t addr, uint64_t pid, const void *src, size_t n,
                 uint64_t done);
+    /* 1: zput carries its data itself, so a receive buffer needs no
+     * registration in the dynamic window (0: the window's puts). */
+    int zput_without_window;
     /* True once peer's done counter in my mailbox has reached want. */
     int (*done_poll)(pc_call_t *c, int peer, uint64_t want);
     /* The last call peer finished (slot flow control). */

@@ -1,14 +1,23 @@
 /*
- * The ucx transport: a peer on another host, over UCX (UCP one-sided
- * puts).  The mailboxes are the team's MPI window memory (mpi_rma.c makes
- * it), registered once with ucp_mem_map; its remote keys and the worker
- * addresses are exchanged over the team's communicator when the channel is
- * made.  A mailbox write is ucp_put_nbx; a flag follows its data after
- * ucp_worker_fence, so no flush per message: the target sees completion by
- * polling the flag.  Puts are completed locally at the end of each call
- * (their sources may then be reused).  Zero-copy data into an advertised
- * receive buffer still goes through the dynamic MPI window (mpi_rma.c's
- * window operations), flushed before its done counter is put.
+ * The ucx transport: a peer on another host, over UCX.  The mailboxes are
+ * the team's MPI window memory (mpi_rma.c makes it), registered once with
+ * ucp_mem_map; the worker addresses and remote keys are exchanged over the
+ * team's communicator when the channel is made.
+ *
+ * A mailbox write is one active message that the target's worker applies
+ * when pacoll's wait loop progresses it: the bytes into the target's
+ * mailbox, then one word (a flag, a call number, a done counter) stored
+ * with release order.  So an eager message with its flag, or an
+ * advertisement with its call number, is one message on the wire, where a
+ * put, a fence and a put of the flag would be two, and four over a fabric
+ * without hardware RMA (TCP), whose emulated puts are each acknowledged.
+ * A word only ever grows (every one carries its call number in its high
+ * bits), so a word that arrives after a newer one is dropped: nothing
+ * depends on the order of two messages.  Sources are completed locally at
+ * the end of each call (they may then be reused).  Zero-copy data is a
+ * message too, received straight into the buffer the target advertised for
+ * that call (by rendezvous when large), and the target counts it in the
+ * sender's done counter: no window, no flush, no flag after.
  *
  * Without UCX in the build (PACOLL_HAVE_UCX undefined) only
  * pc_ucx_create is here, and it declines: the channel keeps mpi_rma.
@@ -19,9 +28,25 @@
 
 #include <ucp/api/ucp.h>
 
-/* Values put from memory that must stay put until the put completes
- * locally: a ring, completed whole when it wraps. */
-#define PC_UCX_VALS 1024
+/* Headers of messages in flight (a send may read its header until it
+ * completes): a ring, completed whole when it wraps. */
+#define PC_UCX_HDRS 1024
+#define PC_UCX_AM_WRITE 1 /* the active message that writes a mailbox (the worker is pacoll's own) */
+#define PC_UCX_NO_WORD UINT64_MAX
+
+enum { PC_UCX_BOX, PC_UCX_DATA };
+
+typedef struct pc_ucx_hdr {
+    uint32_t kind;      /* BOX: bytes at disp in the mailbox, then the word
+                         * (only ever to a newer value); DATA: zero-copy
+                         * bytes at address disp, into the receive buffer the
+                         * target advertised to sender, then one more landed
+                         * in the sender's done counter (word: its call) */
+    uint32_t sender;
+    uint64_t disp;
+    uint64_t word_disp; /* the word's place in the mailbox, or PC_UCX_NO_WORD */
+    uint64_t word;
+} pc_ucx_hdr_t;
 
 struct pc_ucx {
     ucp_context_h ctx;
@@ -31,10 +56,10 @@ struct pc_ucx {
     ucp_rkey_h *rkey;   /* [size] each peer's mailbox */
     uint64_t *rbase;    /* [size] each peer's mailbox address */
     int neps;           /* endpoints made (the first neps of ep[]) */
-    long inflight;      /* puts and gets not yet complete locally */
+    long inflight;      /* sends and gets not yet complete locally */
     ucs_status_t err;   /* the first failed completion */
-    unsigned nvals;
-    uint64_t vals[PC_UCX_VALS];
+    unsigned nhdrs;
+    pc_ucx_hdr_t hdrs[PC_UCX_HDRS];
 };
 
 static void done_cb(void *req, ucs_status_t status, void *user)
@@ -58,59 +83,182 @@ static int started(struct pc_ucx *u, ucs_status_ptr_t sp, const char *what)
     return MPI_SUCCESS;
 }
 
-/* Every put and get issued so far complete locally. */
+/* Every send and get issued so far complete locally. */
 static int quiesce(struct pc_ucx *u)
 {
     while (u->inflight > 0)
         ucp_worker_progress(u->worker);
-    u->nvals = 0;
+    u->nhdrs = 0;
     if (u->err != UCS_OK) {
-        pc_log("ucx: a put failed: %s", ucs_status_string(u->err));
+        pc_log("ucx: a send failed: %s", ucs_status_string(u->err));
         return MPI_ERR_OTHER;
     }
     return MPI_SUCCESS;
 }
 
-static int put(pc_chan_t *ch, int peer, size_t disp, const void *src, size_t n)
+/* A word of my mailbox, as a message asks: only ever to a newer value. */
+static void store_word(pc_chan_t *ch, uint64_t disp, uint64_t v)
 {
-    struct pc_ucx *u = ch->ucx;
-    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
-                                               UCP_OP_ATTR_FIELD_USER_DATA,
-                               .cb.send = done_cb,
-                               .user_data = u};
-    if (n == 0)
-        return MPI_SUCCESS;
-    if (peer == ch->peers.rank) { /* my own mailbox: stores, in order */
-        __atomic_thread_fence(__ATOMIC_RELEASE);
-        memcpy(ch->base + disp, src, n);
-        return MPI_SUCCESS;
-    }
-    return started(u, ucp_put_nbx(u->ep[peer], src, n, u->rbase[peer] + disp, u->rkey[peer], &prm),
-                   "put");
+    if (disp == PC_UCX_NO_WORD)
+        return;
+    uint64_t *w = (uint64_t *)(void *)(ch->base + disp);
+    if (v > pc_load_acq(w))
+        pc_store_rel(w, v);
 }
 
-/* One word, from the ring (its put may read it after this returns). */
-static int put_word(pc_chan_t *ch, int peer, size_t disp, uint64_t v)
+static int in_mailbox(const pc_chan_t *ch, uint64_t disp, size_t n)
+{
+    return disp <= ch->box_bytes && n <= ch->box_bytes - disp;
+}
+
+/* A message has landed: its word, or one more zero-copy write counted in
+ * the done counter of its call (the count is the target's, so the order in
+ * which a call's writes land does not matter). */
+static void landed(pc_chan_t *ch, const pc_ucx_hdr_t *h)
+{
+    if (h->kind == PC_UCX_BOX) {
+        store_word(ch, h->word_disp, h->word);
+        return;
+    }
+    uint64_t *w = (uint64_t *)(void *)(ch->base + h->word_disp);
+    uint64_t call = h->word >> PC_DONE_SHIFT, v = pc_load_acq(w);
+    pc_store_rel(w, v >> PC_DONE_SHIFT == call ? v + 1 : call << PC_DONE_SHIFT | 1);
+}
+
+/* Where a message's bytes go, or NULL (said why) when they would fall
+ * outside the mailbox or the receive buffer advertised for that call. */
+static char *target_of(pc_chan_t *ch, const pc_ucx_hdr_t *h, size_t n)
+{
+    int bad = h->sender >= (uint32_t)ch->peers.size;
+    if (h->word_disp == PC_UCX_NO_WORD)
+        bad |= h->kind == PC_UCX_DATA;
+    else
+        bad |= !in_mailbox(ch, h->word_disp, sizeof h->word);
+    if (bad) {
+        pc_log("ucx: a message names no word of the mailbox");
+        return NULL;
+    }
+    if (h->kind == PC_UCX_BOX) {
+        if (in_mailbox(ch, h->disp, n))
+            return ch->base + h->disp;
+    } else {
+        const uint64_t *f = ch->advbuf[h->sender]; /* {addr, len, pid, call} */
+        if (f[3] == h->word >> PC_DONE_SHIFT && h->disp >= f[0] && n <= f[1] &&
+            h->disp - f[0] <= f[1] - n)
+            return (char *)(uintptr_t)h->disp;
+    }
+    pc_log("ucx: a write from rank %u of %zu bytes falls outside %s", h->sender, n,
+           h->kind == PC_UCX_BOX ? "the mailbox" : "the receive buffer advertised to it");
+    return NULL;
+}
+
+typedef struct { /* a message whose bytes come by rendezvous */
+    pc_chan_t *ch;
+    pc_ucx_hdr_t h;
+} pc_ucx_rndv_t;
+
+static void rndv_done(void *req, ucs_status_t status, size_t length, void *user)
+{
+    pc_ucx_rndv_t *r = user;
+    (void)length;
+    if (status == UCS_OK)
+        landed(r->ch, &r->h);
+    else
+        pc_log("ucx: a write's data was lost: %s", ucs_status_string(status));
+    free(r);
+    ucp_request_free(req);
+}
+
+/* The target's side of a write, run by its worker's progress. */
+static ucs_status_t am_write(void *arg, const void *header, size_t header_length, void *data,
+                             size_t length, const ucp_am_recv_param_t *param)
+{
+    pc_chan_t *ch = arg;
+    pc_ucx_hdr_t h;
+    if (header_length != sizeof h)
+        return pc_log("ucx: a write with a header of %zu bytes", header_length), UCS_OK;
+    memcpy(&h, header, sizeof h);
+    char *to = target_of(ch, &h, length);
+    if (!to)
+        return UCS_OK;
+    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+        pc_ucx_rndv_t *r = malloc(sizeof *r);
+        if (!r)
+            return pc_log("ucx: out of memory for a write's data"), UCS_OK;
+        *r = (pc_ucx_rndv_t){.ch = ch, .h = h};
+        ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                                   UCP_OP_ATTR_FIELD_USER_DATA,
+                                   .cb.recv_am = rndv_done,
+                                   .user_data = r};
+        ucs_status_ptr_t sp = ucp_am_recv_data_nbx(ch->ucx->worker, data, to, length, &prm);
+        if (UCS_PTR_IS_ERR(sp)) {
+            pc_log("ucx: a write's data: %s", ucs_status_string(UCS_PTR_STATUS(sp)));
+            free(r);
+        } else if (sp == NULL) {
+            landed(ch, &h);
+            free(r);
+        }
+        return UCS_OK;
+    }
+    if (length)
+        memcpy(to, data, length);
+    landed(ch, &h);
+    return UCS_OK;
+}
+
+/* n bytes from src to peer, then the word: one message (BOX: disp in the
+ * mailbox; DATA: an address in the receive buffer peer advertised).  src
+ * is read until the call ends. */
+static int send_write(pc_chan_t *ch, int peer, uint32_t kind, uint64_t disp, const void *src,
+                      size_t n, uint64_t word_disp, uint64_t word)
 {
     struct pc_ucx *u = ch->ucx;
-    if (u->nvals == PC_UCX_VALS) {
+    pc_ucx_hdr_t hdr = {.kind = kind, .sender = (uint32_t)ch->peers.rank, .disp = disp,
+                        .word_disp = word_disp, .word = word};
+    if (peer == ch->peers.rank) { /* to myself */
+        char *to = target_of(ch, &hdr, n);
+        if (!to)
+            return MPI_ERR_INTERN;
+        if (n)
+            memcpy(to, src, n);
+        landed(ch, &hdr);
+        return MPI_SUCCESS;
+    }
+    if (u->nhdrs == PC_UCX_HDRS) {
         int rc = quiesce(u);
         if (rc != MPI_SUCCESS)
             return rc;
     }
-    uint64_t *slot = &u->vals[u->nvals++];
-    *slot = v;
-    return put(ch, peer, disp, slot, sizeof *slot);
+    pc_ucx_hdr_t *h = &u->hdrs[u->nhdrs++];
+    *h = hdr;
+    /* Mailbox writes, and zero-copy data up to PACOLL_ZCOPY_EAGER, go eagerly:
+     * one message, applied as it arrives (the target advertised its buffer
+     * already; a rendezvous would be a second handshake).  Larger data goes
+     * as UCX chooses, by rendezvous straight into the buffer from its
+     * threshold up. */
+    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                               UCP_OP_ATTR_FIELD_USER_DATA |
+                                               UCP_OP_ATTR_FIELD_FLAGS,
+                               .cb.send = done_cb,
+                               .user_data = u,
+                               .flags = kind == PC_UCX_BOX || n <= ch->peers.cfg->zcopy_eager
+                                            ? UCP_AM_SEND_FLAG_EAGER
+                                            : 0};
+    ucs_status_ptr_t sp = ucp_am_send_nbx(u->ep[peer], PC_UCX_AM_WRITE, h, sizeof *h, src, n, &prm);
+    if (sp != NULL && !UCS_PTR_IS_ERR(sp))
+        ch->unflushed = 1;
+    return started(u, sp, "write");
 }
 
-static int fence(pc_chan_t *ch)
+static int write_box(pc_chan_t *ch, int peer, size_t disp, const void *src, size_t n,
+                     uint64_t word_disp, uint64_t word)
 {
-    ucs_status_t s = ucp_worker_fence(ch->ucx->worker);
-    if (s != UCS_OK) {
-        pc_log("ucx: fence failed: %s", ucs_status_string(s));
-        return MPI_ERR_OTHER;
-    }
-    return MPI_SUCCESS;
+    return send_write(ch, peer, PC_UCX_BOX, disp, src, n, word_disp, word);
+}
+
+static int put_word(pc_chan_t *ch, int peer, size_t disp, uint64_t v)
+{
+    return write_box(ch, peer, 0, NULL, 0, disp, v);
 }
 
 static size_t flag_disp(int sender, int gen)
@@ -122,10 +270,8 @@ static int eager_put(pc_call_t *c, int peer, int gen, const void *src, size_t n)
 {
     pc_chan_t *ch = c->ch;
     int me = ch->peers.rank;
-    int rc = put(ch, peer, pc_slot_off(ch->peers.size, me, gen, ch->slot), src, n);
-    if (rc == MPI_SUCCESS)
-        rc = fence(ch);
-    return rc == MPI_SUCCESS ? put_word(ch, peer, flag_disp(me, gen), pc_eager_flag(c->seq, n)) : rc;
+    return write_box(ch, peer, pc_slot_off(ch->peers.size, me, gen, ch->slot), src, n,
+                     flag_disp(me, gen), pc_eager_flag(c->seq, n));
 }
 
 static const void *eager_poll(pc_call_t *c, int peer, int gen, uint64_t *flag)
@@ -135,25 +281,26 @@ static const void *eager_poll(pc_call_t *c, int peer, int gen, uint64_t *flag)
     return pc_win_slot(c->ch, peer, gen);
 }
 
+/* The address, its length and process, then the call number that makes
+ * them valid: one message. */
 static int advertise(pc_call_t *c, int peer, uint64_t *f)
 {
     pc_chan_t *ch = c->ch;
-    ch->advpeers[ch->nadv++] = peer;
+    size_t at = pc_entry_off(ch->peers.rank);
     /* f is the channel's advbuf[peer], kept until the call ends */
-    return put(ch, peer, pc_entry_off(ch->peers.rank) + offsetof(pc_entry_t, adv_addr), f,
-               3 * sizeof *f);
+    return write_box(ch, peer, at + offsetof(pc_entry_t, adv_addr), f, 3 * sizeof *f,
+                     at + offsetof(pc_entry_t, adv_seq), c->seq);
 }
 
-static int expose_end(pc_call_t *c)
+/* Zero-copy: the data and one more landed for the done counter, one
+ * message; the target counts what has landed (no flush, no flag after). */
+static int zput(pc_call_t *c, int peer, uint64_t addr, uint64_t pid, const void *src, size_t n,
+                uint64_t done)
 {
     pc_chan_t *ch = c->ch;
-    /* The address must land before the call number that validates it. */
-    int rc = fence(ch);
-    size_t disp = pc_entry_off(ch->peers.rank) + offsetof(pc_entry_t, adv_seq);
-    for (int i = 0; i < ch->nadv && rc == MPI_SUCCESS; i++)
-        rc = put_word(ch, ch->advpeers[i], disp, c->seq);
-    ch->nadv = 0;
-    return rc;
+    PC_UNUSED(pid);
+    return send_write(ch, peer, PC_UCX_DATA, addr, src, n,
+                      pc_entry_off(ch->peers.rank) + offsetof(pc_entry_t, done), done);
 }
 
 static const pc_entry_t *adv_poll(pc_call_t *c, int peer)
@@ -184,6 +331,9 @@ static int deliver_flags(pc_chan_t *ch, int peer)
     return MPI_SUCCESS;
 }
 
+/* Every write issued so far complete locally, its source reusable (an
+ * algorithm may rewrite a buffer after pc_flush); waits in the wait layer,
+ * whose polls progress the worker. */
 static int flush(pc_call_t *c)
 {
     pc_chan_t *ch = c->ch;
@@ -193,12 +343,20 @@ static int flush(pc_call_t *c)
     for (int i = 0; i < ch->npending && rc == MPI_SUCCESS; i++)
         rc = write_flag(ch, &ch->pending[i]);
     ch->npending = 0;
-    if (rc == MPI_SUCCESS)
-        ucp_worker_progress(ch->ucx->worker);
-    return rc;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    struct pc_ucx *u = ch->ucx;
+    ucp_worker_progress(u->worker);
+    PC_WAIT_UNTIL(&c->w, u->inflight == 0, -1);
+    ch->unflushed = 0;
+    return quiesce(u);
 }
 
-static int call_end(pc_chan_t *ch) { return quiesce(ch->ucx); }
+static int call_end(pc_chan_t *ch)
+{
+    ch->unflushed = 0;
+    return quiesce(ch->ucx);
+}
 
 static void progress(pc_chan_t *ch) { ucp_worker_progress(ch->ucx->worker); }
 
@@ -207,9 +365,9 @@ static const pc_transport_t pc_transport_ucx = {
     .eager_put = eager_put,
     .eager_poll = eager_poll,
     .advertise = advertise,
-    .expose_end = expose_end,
     .adv_poll = adv_poll,
-    .zput = pc_remote_zput,
+    .zput = zput,
+    .zput_without_window = 1,
     .done_poll = done_poll,
     /* a peer's progress word by MPI_Get on the window the mailboxes are:
      * the MPI library answers it from any MPI call, where UCX's software
@@ -325,7 +483,7 @@ static int local_init(pc_chan_t *ch, ucp_address_t **addr, size_t *alen, void **
     if (s != UCS_OK)
         return snprintf(why, wlen, "ucp_config_read failed: %s", ucs_status_string(s)), 0;
     ucp_params_t prm = {.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
-                        .features = UCP_FEATURE_RMA,
+                        .features = UCP_FEATURE_RMA | UCP_FEATURE_AM,
                         .estimated_num_eps = (size_t)ch->peers.size};
     s = ucp_init(&prm, cfg, &u->ctx);
     ucp_config_release(cfg);
@@ -336,6 +494,17 @@ static int local_init(pc_chan_t *ch, ucp_address_t **addr, size_t *alen, void **
     if ((s = ucp_worker_create(u->ctx, &wp, &u->worker)) != UCS_OK)
         return u->worker = NULL,
                snprintf(why, wlen, "ucp_worker_create failed: %s", ucs_status_string(s)), 0;
+    ucp_am_handler_param_t hp = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
+                                               UCP_AM_HANDLER_PARAM_FIELD_CB |
+                                               UCP_AM_HANDLER_PARAM_FIELD_ARG |
+                                               UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
+                                 .id = PC_UCX_AM_WRITE,
+                                 .cb = am_write,
+                                 .arg = ch,
+                                 .flags = UCP_AM_FLAG_WHOLE_MSG};
+    if ((s = ucp_worker_set_am_recv_handler(u->worker, &hp)) != UCS_OK)
+        return snprintf(why, wlen, "ucp_worker_set_am_recv_handler failed: %s",
+                        ucs_status_string(s)), 0;
     ucp_mem_map_params_t mp = {.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
                                              UCP_MEM_MAP_PARAM_FIELD_LENGTH,
                                .address = ch->base,

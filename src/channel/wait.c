@@ -21,6 +21,10 @@ double pc_real_clock(void)
  * and the survivors of a rank that died say so within seconds.  A late
  * rank, however late, is waited for. */
 #define PC_LIVENESS_EVERY 1.0
+/* With a transport of its own progress, the MPI library is entered every
+ * this many polls (an Iprobe is a system call or more over TCP); the first
+ * poll of every wait enters it. */
+#define PC_LIBRARY_POKE_EVERY 8u
 
 void pc_wait_init(pc_wait_t *w, struct pc_chan *ch, const char *what)
 {
@@ -32,15 +36,20 @@ void pc_wait_init(pc_wait_t *w, struct pc_chan *ch, const char *what)
     w->spins = 0;
 }
 
-static void poke_progress(pc_chan_t *ch)
+static void poke_progress(pc_chan_t *ch, unsigned spins)
 {
     int flag;
     /* Open MPI's pt2pt-based one-sided and SMPI both need the target to
-     * enter the library; in a simulation this is also what advances time. */
-    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ch->peers.comm, &flag, MPI_STATUS_IGNORE);
+     * enter the library; in a simulation this is also what advances time.
+     * A transport with its own progress (ucx) carries the messages waited
+     * for: the library is entered one poll in PC_LIBRARY_POKE_EVERY, for a
+     * peer's read of this rank's progress word and the library's own. */
+    int own = ch->remote && ch->remote->progress;
+    if (!own || spins % PC_LIBRARY_POKE_EVERY == 1)
+        PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ch->peers.comm, &flag, MPI_STATUS_IGNORE);
     if (ch->have_win)
         PMPI_Win_sync(ch->win);
-    if (ch->remote && ch->remote->progress)
+    if (own)
         ch->remote->progress(ch);
 }
 
@@ -111,7 +120,7 @@ int pc_wait_poll(pc_wait_t *w, int peer)
     const pc_peers_t *t = &w->ch->peers;
     double t0 = pc_trace_start(w->ch);
     w->spins++;
-    poke_progress(w->ch);
+    poke_progress(w->ch, w->spins);
     /* on a fiber, the caller's progress loop is the idle wait */
     int on_fiber = t->yield && t->yield(t->owner);
     if (!on_fiber)

@@ -76,11 +76,20 @@ static const pc_param_t p_transport = {
     .env = "PACOLL_TRANSPORT", .kind = PC_PARAM_CHOICE, .dflt = PC_TRANSPORT_AUTO,
     .choices = transport_names, .nchoices = 3,
     .help = "auto: shared memory on a host, MPI RMA between hosts; rma: MPI RMA everywhere; "
-            "ucx: UCX puts everywhere (MPI RMA where UCX cannot be used)"};
+            "ucx: UCX for every peer (MPI RMA where UCX cannot be used)"};
 /* Single-copy wins above 4 KB on one host (docs/ARCHITECTURE.md). */
 static const pc_param_t p_eager = {
     .env = "PACOLL_EAGER", .kind = PC_PARAM_SIZE, .dflt = 4096, .lo = 0, .hi = 0x1p63,
     .help = "largest block sent copy-based through the pre-registered slots"};
+/* Over TCP UCX's rendezvous costs several round trips on top of pacoll's
+ * own advertisement, and an eager message up to 128 KB was faster than
+ * the MPI library's own over the same transport (docs/ARCHITECTURE.md,
+ * "The ucx transport"); 64 KB also bounds the copies on fabrics with
+ * hardware RMA. */
+static const pc_param_t p_zcopy_eager = {
+    .env = "PACOLL_ZCOPY_EAGER", .kind = PC_PARAM_SIZE, .dflt = 65536, .lo = 0, .hi = 0x1p63,
+    .help = "ucx transport: largest zero-copy block sent as one eager message (above it, "
+            "UCX's rendezvous)"};
 /* The default is the platform's (smaller where one process runs every
  * rank: channel/platform.h). */
 static const pc_param_t p_slot_budget = {
@@ -138,7 +147,7 @@ static const char *const other_names[] = {
 static const pc_param_t *const shared_params[] = {
     &p_ports, &p_stripe, &p_timeout, &p_stats, &p_learn, &p_verbose, &p_trace, &p_regcache, &p_transport,
     NULL};
-static const pc_param_t *const shared_params_2[] = {&p_eager, &p_slot_budget, &p_shm_max, &p_nic,
+static const pc_param_t *const shared_params_2[] = {&p_eager, &p_zcopy_eager, &p_slot_budget, &p_shm_max, &p_nic,
                                                     NULL};
 
 /* ---------------------------------------------------------- reading */
@@ -304,6 +313,7 @@ void pc_config_read(pc_config_t *cfg)
     for (int i = 0; i < PC_PLATFORM_SETTINGS && pc_platform_settings[i]; i++)
         ch->platform[i] = read_param(cfg, pc_platform_settings[i]);
     ch->eager_bytes = (size_t)read_param(cfg, &p_eager);
+    ch->zcopy_eager = (size_t)read_param(cfg, &p_zcopy_eager);
     ch->slot_budget = (size_t)read_param(cfg, &p_slot_budget);
     ch->shm_max = (size_t)read_param(cfg, &p_shm_max);
     cfg->nic = (int)read_param(cfg, &p_nic);

@@ -118,6 +118,25 @@ static void switch_end(pc_fiber_t *f, int into)
 #endif
 }
 
+/* The switches themselves, into f and back out to its caller. */
+static void to_fiber(pc_fiber_t *f)
+{
+#ifdef PC_FIBER_ASM
+    pc_ctx_switch(&f->caller_sp, f->sp);
+#else
+    swapcontext(&f->caller, &f->self);
+#endif
+}
+
+static void to_caller(pc_fiber_t *f)
+{
+#ifdef PC_FIBER_ASM
+    pc_ctx_switch(&f->sp, f->caller_sp);
+#else
+    swapcontext(&f->self, &f->caller);
+#endif
+}
+
 /* Where every fiber starts; it never returns: the last switch leaves it. */
 static void fiber_main(pc_fiber_t *f)
 {
@@ -125,11 +144,7 @@ static void fiber_main(pc_fiber_t *f)
     f->fn(f->arg);
     f->done = 1;
     switch_begin(f, 0, 1);
-#ifdef PC_FIBER_ASM
-    pc_ctx_switch(&f->sp, f->caller_sp);
-#else
-    swapcontext(&f->self, &f->caller);
-#endif
+    to_caller(f);
 }
 
 #ifdef PC_FIBER_ASM
@@ -210,11 +225,7 @@ int pc_fiber_resume(pc_fiber_t *f)
     if (f->done)
         return 1;
     switch_begin(f, 1, 0);
-#ifdef PC_FIBER_ASM
-    pc_ctx_switch(&f->caller_sp, f->sp);
-#else
-    swapcontext(&f->caller, &f->self);
-#endif
+    to_fiber(f);
     switch_end(f, 0);
     return f->done;
 }
@@ -222,11 +233,7 @@ int pc_fiber_resume(pc_fiber_t *f)
 void pc_fiber_yield(pc_fiber_t *f)
 {
     switch_begin(f, 0, 0);
-#ifdef PC_FIBER_ASM
-    pc_ctx_switch(&f->sp, f->caller_sp);
-#else
-    swapcontext(&f->self, &f->caller);
-#endif
+    to_caller(f);
     switch_end(f, 1);
 }
 

@@ -100,7 +100,9 @@ struct pc_transport {
     /* Zero-copy data into peer's memory at addr, and its completion. */
     int (*write_data)(pc_chan_t *ch, int peer, uint64_t addr, const void *src, size_t n);
     int (*complete_data)(pc_chan_t *ch, int peer);
-    /* Completes every put to peer (data and mailbox), before its flags. */
+    /* Completes every put to peer (data and mailbox), before its flags.
+     * With the next two, for the flags pc_pending_add keeps (NULL where
+     * none is ever kept: ucx). */
     int (*complete_peer)(pc_chan_t *ch, int peer);
     /* Writes one pending flag, and makes the flags written visible. */
     int (*write_flag)(pc_chan_t *ch, const pc_pending_t *p);

@@ -256,11 +256,6 @@ static int write_box(pc_chan_t *ch, int peer, size_t disp, const void *src, size
     return send_write(ch, peer, PC_UCX_BOX, disp, src, n, word_disp, word);
 }
 
-static int put_word(pc_chan_t *ch, int peer, size_t disp, uint64_t v)
-{
-    return write_box(ch, peer, 0, NULL, 0, disp, v);
-}
-
 static size_t flag_disp(int sender, int gen)
 {
     return pc_entry_off(sender) + offsetof(pc_entry_t, flag) + (size_t)gen * 8;
@@ -314,37 +309,12 @@ static int done_poll(pc_call_t *c, int peer, uint64_t want)
     return pc_load_acq(&pc_win_entry(c->ch, peer)->done) >= want;
 }
 
-/* The zero-copy data (MPI window) is complete at the target: the mailbox
- * puts that follow may announce it. */
-static int complete_peer(pc_chan_t *ch, int peer) { return pc_rma_complete_data(ch, peer); }
-
-static int write_flag(pc_chan_t *ch, const pc_pending_t *p)
-{
-    return put_word(ch, p->peer, (size_t)p->flag_disp, p->value);
-}
-
-/* Puts go out from the worker's progress; the target polls. */
-static int deliver_flags(pc_chan_t *ch, int peer)
-{
-    PC_UNUSED(peer);
-    ucp_worker_progress(ch->ucx->worker);
-    return MPI_SUCCESS;
-}
-
 /* Every write issued so far complete locally, its source reusable (an
  * algorithm may rewrite a buffer after pc_flush); waits in the wait layer,
  * whose polls progress the worker. */
 static int flush(pc_call_t *c)
 {
     pc_chan_t *ch = c->ch;
-    int rc = MPI_SUCCESS;
-    for (int i = 0; i < ch->npending && rc == MPI_SUCCESS; i++)
-        rc = complete_peer(ch, ch->pending[i].peer);
-    for (int i = 0; i < ch->npending && rc == MPI_SUCCESS; i++)
-        rc = write_flag(ch, &ch->pending[i]);
-    ch->npending = 0;
-    if (rc != MPI_SUCCESS)
-        return rc;
     struct pc_ucx *u = ch->ucx;
     ucp_worker_progress(u->worker);
     PC_WAIT_UNTIL(&c->w, u->inflight == 0, -1);
@@ -375,11 +345,10 @@ static const pc_transport_t pc_transport_ucx = {
     .read_progress = pc_rma_read_progress,
     .read_progress_start = pc_rma_read_progress_start,
     .read_progress_end = pc_rma_read_progress_end,
+    /* (a peer on this host without cross-memory copy: shm.c's zput) */
     .write_data = pc_rma_write_data,
     .complete_data = pc_rma_complete_data,
-    .complete_peer = complete_peer,
-    .write_flag = write_flag,
-    .deliver_flags = deliver_flags,
+    /* no flag is ever pending: each message carries its own word */
     .flush = flush,
     .call_end = call_end,
     .progress = progress,

@@ -489,7 +489,6 @@ PC_COLLS(PC_API_SLOW)
 
 /* pacoll_<coll> and pacoll_<coll>_alg (pacoll.h), from the table of
  * api/colls.h.  The profile names their caller's call site. */
-#define PC_CALLER __builtin_return_address(0)
 #define PC_PUBLIC(lower, Camel, UPPER, shape)                                             \
     PC_EXPORT int pacoll_##lower(PC_PARAMS_##shape)                                       \
     {                                                                                     \

@@ -80,6 +80,11 @@ int pc_api_reject(const struct pc_mpi_call *call, pacoll_team_t *t, const struct
  * does not take the communicator (PACOLL_VERBOSE said why); else an error,
  * raised.  *t: the team if the caller found it, else NULL. */
 #define PC_API_HAND_OVER (-1)
+
+/* The application's call site, for the profiler (PACOLL_PROFILE): expanded
+ * in an entry point the program calls (or a Fortran alias of one), it is
+ * that call's return address. */
+#define PC_CALLER __builtin_return_address(0)
 int pc_api_team(const struct pc_mpi_call *call, pacoll_team_t **t);
 
 /* Nonblocking calls (nonblocking.c).  pc_api_icall: a call of MPI_I<coll>

@@ -29,12 +29,8 @@
 
 #include "api/api.h"
 
-#define PACOLL_INTERPOSE_EXPORT __attribute__((visibility("default")))
-/* The application's call site, for the profiler (PACOLL_PROFILE). */
-#define PC_CALLER __builtin_return_address(0)
-
 #define PC_C_WRAPPER(lower, Camel, UPPER, shape)                                \
-    PACOLL_INTERPOSE_EXPORT int MPI_##Camel(PC_PARAMS_##shape)                  \
+    PC_EXPORT int MPI_##Camel(PC_PARAMS_##shape)                                \
     {                                                                           \
         PC_API_ENTER(lower, Camel, UPPER, shape, "MPI_" #Camel, NULL, PC_CALLER);  \
     }
@@ -44,7 +40,7 @@ PC_COLLS(PC_C_WRAPPER)
 /* The nonblocking calls (api/nonblocking.c): pacoll's algorithm on a fiber
  * where the MPI library lets pacoll into its progress, else the library's. */
 #define PC_C_IWRAPPER(lower, Camel, UPPER, shape)                                          \
-    PACOLL_INTERPOSE_EXPORT int MPI_I##lower(PC_PARAMS_##shape, MPI_Request *request)      \
+    PC_EXPORT int MPI_I##lower(PC_PARAMS_##shape, MPI_Request *request)                    \
     {                                                                                      \
         pc_mpi_call_t call = {PC_CALL_##shape(PACOLL_##UPPER, "MPI_I" #lower)};            \
         return pc_api_icall(&call, request, PC_CALLER);                                    \
@@ -54,26 +50,26 @@ PC_COLLS(PC_C_IWRAPPER)
 
 /* ---- info hints (api/hints.c) ---- */
 
-PACOLL_INTERPOSE_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+PC_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     int rc = PMPI_Comm_set_info(comm, info);
     return rc == MPI_SUCCESS ? pc_api_hints_set("MPI_Comm_set_info", comm, info, 0) : rc;
 }
 
-PACOLL_INTERPOSE_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+PC_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
     return rc == MPI_SUCCESS ? pc_api_hints_set("MPI_Comm_dup_with_info", *newcomm, info, 1) : rc;
 }
 
-PACOLL_INTERPOSE_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key,
-                                                MPI_Info info, MPI_Comm *newcomm)
+PC_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key,
+                                  MPI_Info info, MPI_Comm *newcomm)
 {
     int rc = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
     return rc == MPI_SUCCESS ? pc_api_hints_set("MPI_Comm_split_type", *newcomm, info, 1) : rc;
 }
 
-PACOLL_INTERPOSE_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+PC_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
     int rc = PMPI_Comm_get_info(comm, info_used);
     return rc == MPI_SUCCESS ? pc_api_hints_get(comm, *info_used) : rc;

@@ -27,10 +27,6 @@
 
 #include "api/api.h"
 
-#define PACOLL_INTERPOSE_EXPORT __attribute__((visibility("default")))
-/* The application's call site, for the profiler (PACOLL_PROFILE). */
-#define PC_CALLER __builtin_return_address(0)
-
 /* The int forms with the caller's address, as MPI_<coll> would be entered,
  * but named MPI_<coll>_c in messages. */
 #define PC_INT_FORM(lower, Camel, UPPER, shape)                                          \
@@ -76,10 +72,10 @@ static int is_inter(MPI_Comm comm)
 
 /* alltoall and allgather: in place, the send side is not significant. */
 #define PC_COUNT_BLOCK(lower, Camel)                                                        \
-    PACOLL_INTERPOSE_EXPORT int MPI_##Camel##_c(const void *sendbuf, MPI_Count sendcount,   \
-                                                MPI_Datatype sendtype, void *recvbuf,      \
-                                                MPI_Count recvcount, MPI_Datatype recvtype, \
-                                                MPI_Comm comm)                             \
+    PC_EXPORT int MPI_##Camel##_c(const void *sendbuf, MPI_Count sendcount,                 \
+                                  MPI_Datatype sendtype, void *recvbuf,                    \
+                                  MPI_Count recvcount, MPI_Datatype recvtype,              \
+                                  MPI_Comm comm)                                           \
     {                                                                                       \
         int s = 0, r = 0;                                                                   \
         if (is_inter(comm) ||                                                               \
@@ -101,9 +97,9 @@ PC_COUNT_BLOCK(allgather, Allgather)
 
 /* gather: the receive side is significant at the root only, the send side
  * everywhere but at a root in place. */
-PACOLL_INTERPOSE_EXPORT int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount,
-                                         MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                                         MPI_Datatype recvtype, int root, MPI_Comm comm)
+PC_EXPORT int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount,
+                           MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                           MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     int s = 0, r = 0, rank = -1;
     int ok = !is_inter(comm);
@@ -126,11 +122,11 @@ PACOLL_INTERPOSE_EXPORT int MPI_Gather_c(const void *sendbuf, MPI_Count sendcoun
  * reduction agrees on it); in place, the send side is not significant. */
 static int fits_int(MPI_Count v) { return v >= INT_MIN && v <= INT_MAX; }
 
-PACOLL_INTERPOSE_EXPORT int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
-                                            const MPI_Aint sdispls[], MPI_Datatype sendtype,
-                                            void *recvbuf, const MPI_Count recvcounts[],
-                                            const MPI_Aint rdispls[], MPI_Datatype recvtype,
-                                            MPI_Comm comm)
+PC_EXPORT int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                              const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                              void *recvbuf, const MPI_Count recvcounts[],
+                              const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                              MPI_Comm comm)
 {
     int n = 0, in_place = sendbuf == MPI_IN_PLACE;
     int intra = comm != MPI_COMM_NULL && !is_inter(comm);

@@ -15,12 +15,9 @@
 
 #include "api/api.h"
 
-#define PACOLL_INTERPOSE_EXPORT __attribute__((visibility("default")))
-#define PC_CALLER __builtin_return_address(0)
-
 #define PC_C_PWRAPPER(lower, Camel, UPPER, shape)                                             \
-    PACOLL_INTERPOSE_EXPORT int MPI_##Camel##_init(PC_PARAMS_##shape, MPI_Info info,          \
-                                                   MPI_Request *request)                      \
+    PC_EXPORT int MPI_##Camel##_init(PC_PARAMS_##shape, MPI_Info info,                        \
+                                     MPI_Request *request)                                    \
     {                                                                                         \
         pc_mpi_call_t call = {PC_CALL_##shape(PACOLL_##UPPER, "MPI_" #Camel "_init")};        \
         int rc = pc_api_pinit(&call, request, PC_CALLER);                                     \
@@ -30,13 +27,13 @@
 PC_COLLS(PC_C_PWRAPPER)
 #undef PC_C_PWRAPPER
 
-PACOLL_INTERPOSE_EXPORT int MPI_Start(MPI_Request *request)
+PC_EXPORT int MPI_Start(MPI_Request *request)
 {
     int rc = pc_api_persistent_any() ? pc_api_pstart(request) : PC_API_HAND_OVER;
     return rc == PC_API_HAND_OVER ? PMPI_Start(request) : rc;
 }
 
-PACOLL_INTERPOSE_EXPORT int MPI_Startall(int count, MPI_Request requests[])
+PC_EXPORT int MPI_Startall(int count, MPI_Request requests[])
 {
     if (!pc_api_persistent_any())
         return PMPI_Startall(count, requests);
@@ -51,7 +48,7 @@ PACOLL_INTERPOSE_EXPORT int MPI_Startall(int count, MPI_Request requests[])
     return first;
 }
 
-PACOLL_INTERPOSE_EXPORT int MPI_Request_free(MPI_Request *request)
+PC_EXPORT int MPI_Request_free(MPI_Request *request)
 {
     int rc = pc_api_persistent_any() ? pc_api_prequest_free(request) : PC_API_HAND_OVER;
     return rc == PC_API_HAND_OVER ? PMPI_Request_free(request) : rc;

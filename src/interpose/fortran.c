@@ -49,11 +49,8 @@ typedef int pacoll_fortran_interpose_disabled; /* ISO C forbids an empty file */
 
 #include "api/api.h"
 
-/* The Fortran caller's address, for the profiler (PACOLL_PROFILE): the
- * implementations are entered directly from the program (the exported names
- * are aliases), so their return address is the call site. */
-#define PC_CALLER __builtin_return_address(0)
-#define PACOLL_F_EXPORT __attribute__((visibility("default")))
+/* The exported names are aliases of the implementations, which the program
+ * enters directly: PC_CALLER in them is the Fortran call site. */
 #define PACOLL_F_ALIAS(impl) __attribute__((alias(#impl)))
 #define PACOLL_F_WEAK __attribute__((weak))
 
@@ -282,11 +279,11 @@ static void f_comm_get_info(const MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint 
 /* The four Fortran 77 manglings of one routine, plus Open MPI's mpi_f08 name
  * (gfortran's mangling of the module's specific procedure MPI_Xxx_f08). */
 #define PACOLL_F_NAMES(lower, upper, impl, params)                                   \
-    PACOLL_F_EXPORT void lower params PACOLL_F_ALIAS(impl);                          \
-    PACOLL_F_EXPORT void lower##_ params PACOLL_F_ALIAS(impl);                       \
-    PACOLL_F_EXPORT void lower##__ params PACOLL_F_ALIAS(impl);                      \
-    PACOLL_F_EXPORT void upper params PACOLL_F_ALIAS(impl);                          \
-    PACOLL_F_EXPORT void lower##_f08_ params PACOLL_F_ALIAS(impl)
+    PC_EXPORT void lower params PACOLL_F_ALIAS(impl);                                \
+    PC_EXPORT void lower##_ params PACOLL_F_ALIAS(impl);                             \
+    PC_EXPORT void lower##__ params PACOLL_F_ALIAS(impl);                            \
+    PC_EXPORT void upper params PACOLL_F_ALIAS(impl);                                \
+    PC_EXPORT void lower##_f08_ params PACOLL_F_ALIAS(impl)
 
 #define PC_F_COLL_NAMES(lower, Camel, UPPER, shape) \
     PACOLL_F_NAMES(mpi_##lower, MPI_##UPPER, f_##lower, (PC_FPARAMS_##shape));

@@ -23,8 +23,6 @@
 
 #include "profile/profile.h"
 
-#define PACOLL_INTERPOSE_EXPORT __attribute__((visibility("default")))
-
 /* The body of every wrapper: stamp, call, stamp, record. */
 #define PC_PROFILED(kind, comm, call, bytes)                                          \
     do {                                                                              \
@@ -37,7 +35,7 @@
         return rc_;                                                                   \
     } while (0)
 
-PACOLL_INTERPOSE_EXPORT int MPI_Init(int *argc, char ***argv)
+PC_EXPORT int MPI_Init(int *argc, char ***argv)
 {
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
@@ -45,7 +43,7 @@ PACOLL_INTERPOSE_EXPORT int MPI_Init(int *argc, char ***argv)
     return rc;
 }
 
-PACOLL_INTERPOSE_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+PC_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
@@ -53,35 +51,35 @@ PACOLL_INTERPOSE_EXPORT int MPI_Init_thread(int *argc, char ***argv, int require
     return rc;
 }
 
-PACOLL_INTERPOSE_EXPORT int MPI_Barrier(MPI_Comm comm)
+PC_EXPORT int MPI_Barrier(MPI_Comm comm)
 {
     PC_PROFILED(PC_PROF_BARRIER, comm, PMPI_Barrier(comm), 0);
 }
 
-PACOLL_INTERPOSE_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root,
-                                      MPI_Comm comm)
+PC_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root,
+                        MPI_Comm comm)
 {
     PC_PROFILED(PC_PROF_BCAST, comm, PMPI_Bcast(buf, count, type, root, comm),
                 pc_prof_bytes_count(count, type));
 }
 
-PACOLL_INTERPOSE_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
-                                       MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
+PC_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
 {
     PC_PROFILED(PC_PROF_REDUCE, comm, PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm),
                 pc_prof_bytes_count(count, type));
 }
 
-PACOLL_INTERPOSE_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
-                                          MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+PC_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
+                            MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
     PC_PROFILED(PC_PROF_ALLREDUCE, comm, PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm),
                 pc_prof_bytes_count(count, type));
 }
 
-PACOLL_INTERPOSE_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                        void *recvbuf, const int recvcounts[], const int displs[],
-                                        MPI_Datatype recvtype, int root, MPI_Comm comm)
+PC_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, const int recvcounts[], const int displs[],
+                          MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     PC_PROFILED(PC_PROF_GATHERV, comm,
                 PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
@@ -90,9 +88,9 @@ PACOLL_INTERPOSE_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_
                                       comm));
 }
 
-PACOLL_INTERPOSE_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                        void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                        int root, MPI_Comm comm)
+PC_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                          int root, MPI_Comm comm)
 {
     PC_PROFILED(PC_PROF_SCATTER, comm,
                 PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
@@ -100,10 +98,10 @@ PACOLL_INTERPOSE_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI_
                 pc_prof_bytes_scatter(recvbuf, recvcount, recvtype, sendcount, sendtype));
 }
 
-PACOLL_INTERPOSE_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcounts[],
-                                         const int displs[], MPI_Datatype sendtype,
-                                         void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                         int root, MPI_Comm comm)
+PC_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcounts[],
+                           const int displs[], MPI_Datatype sendtype,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                           int root, MPI_Comm comm)
 {
     PC_PROFILED(PC_PROF_SCATTERV, comm,
                 PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
@@ -112,10 +110,10 @@ PACOLL_INTERPOSE_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcoun
                                        comm));
 }
 
-PACOLL_INTERPOSE_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount,
-                                           MPI_Datatype sendtype, void *recvbuf,
-                                           const int recvcounts[], const int displs[],
-                                           MPI_Datatype recvtype, MPI_Comm comm)
+PC_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf,
+                             const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm)
 {
     PC_PROFILED(PC_PROF_ALLGATHERV, comm,
                 PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
@@ -124,11 +122,11 @@ PACOLL_INTERPOSE_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount,
                                          comm));
 }
 
-PACOLL_INTERPOSE_EXPORT int MPI_Alltoallw(const void *sendbuf, const int sendcounts[],
-                                          const int sdispls[], const MPI_Datatype sendtypes[],
-                                          void *recvbuf, const int recvcounts[],
-                                          const int rdispls[], const MPI_Datatype recvtypes[],
-                                          MPI_Comm comm)
+PC_EXPORT int MPI_Alltoallw(const void *sendbuf, const int sendcounts[],
+                            const int sdispls[], const MPI_Datatype sendtypes[],
+                            void *recvbuf, const int recvcounts[],
+                            const int rdispls[], const MPI_Datatype recvtypes[],
+                            MPI_Comm comm)
 {
     PC_PROFILED(PC_PROF_ALLTOALLW, comm,
                 PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
@@ -137,33 +135,33 @@ PACOLL_INTERPOSE_EXPORT int MPI_Alltoallw(const void *sendbuf, const int sendcou
                                         comm));
 }
 
-PACOLL_INTERPOSE_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
-                                               const int recvcounts[], MPI_Datatype type,
-                                               MPI_Op op, MPI_Comm comm)
+PC_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
+                                 const int recvcounts[], MPI_Datatype type,
+                                 MPI_Op op, MPI_Comm comm)
 {
     PC_PROFILED(PC_PROF_REDUCE_SCATTER, comm,
                 PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm),
                 pc_prof_bytes_reduce_scatter(recvcounts, type, comm));
 }
 
-PACOLL_INTERPOSE_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
-                                                     int recvcount, MPI_Datatype type, MPI_Op op,
-                                                     MPI_Comm comm)
+PC_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
+                                       int recvcount, MPI_Datatype type, MPI_Op op,
+                                       MPI_Comm comm)
 {
     PC_PROFILED(PC_PROF_REDUCE_SCATTER_BLOCK, comm,
                 PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm),
                 pc_prof_bytes_count(recvcount, type));
 }
 
-PACOLL_INTERPOSE_EXPORT int MPI_Scan(const void *sendbuf, void *recvbuf, int count,
-                                     MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+PC_EXPORT int MPI_Scan(const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
     PC_PROFILED(PC_PROF_SCAN, comm, PMPI_Scan(sendbuf, recvbuf, count, type, op, comm),
                 pc_prof_bytes_count(count, type));
 }
 
-PACOLL_INTERPOSE_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count,
-                                       MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+PC_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
     PC_PROFILED(PC_PROF_EXSCAN, comm, PMPI_Exscan(sendbuf, recvbuf, count, type, op, comm),
                 pc_prof_bytes_count(count, type));

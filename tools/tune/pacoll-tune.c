@@ -277,18 +277,21 @@ int main(int argc, char **argv)
         free(a.from);
         return 0;
     }
-    /* --check: auto must read the rules being checked (set before MPI_Init,
-     * where pacoll reads its environment; under SMPI the ranks are threads
-     * of one process, so the environment must come from smpirun) */
+    /* --check: auto must read the rules being checked, and only them:
+     * learning in place would choose by its own trials on shapes the rules
+     * leave to the MPI library (set before MPI_Init, where pacoll reads its
+     * environment; under SMPI the ranks are threads of one process, so the
+     * environment must come from smpirun) */
     if (!pr && a.o.check) {
-        const char *cur = getenv("PACOLL_RULES");
-        if (!cur || strcmp(cur, a.o.check)) {
+        const char *cur = getenv("PACOLL_RULES"), *learn = getenv("PACOLL_LEARN");
+        if (!cur || strcmp(cur, a.o.check) || !learn || strcmp(learn, "0")) {
 #ifdef SMPI_HELPERS_H
-            fprintf(stderr, "pacoll-tune: under SMPI set PACOLL_RULES=%s in smpirun's "
-                            "environment for --check\n", a.o.check);
+            fprintf(stderr, "pacoll-tune: under SMPI set PACOLL_RULES=%s PACOLL_LEARN=0 in "
+                            "smpirun's environment for --check\n", a.o.check);
             pr = 2;
 #else
             setenv("PACOLL_RULES", a.o.check, 1);
+            setenv("PACOLL_LEARN", "0", 1);
 #endif
         }
     }

@@ -21,6 +21,8 @@ except for gather: its completion (METRIC, ROOTED_METRIC below).
 from __future__ import annotations
 
 import argparse
+import glob
+import json
 import os
 import sys
 from typing import Dict, List, Optional, Tuple
@@ -165,6 +167,27 @@ def fair_losses(near: Dict[Tuple[str, int], "bounds.Point"], pub: Dict,
     return rows
 
 
+# A fair run made with the symmetric per-message charges names their
+# settings in its commands (sim/run's fair_platforms).
+SYMMETRIC_MARK = "PACOLL_SIM_CMA_CALL="
+
+
+def charges(folder: str) -> str:
+    """Which fair model an experiment's published runs were made under, from
+    their recorded commands: the symmetric charges (docs/SIM-MODEL.md), the
+    earlier ones, or a mix (some runs republished)."""
+    runs = []
+    for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
+        with open(path) as f:
+            cmds = (json.load(f).get("sim") or {}).get("commands") or []
+        runs.extend(SYMMETRIC_MARK in c for c in cmds)
+    if runs and all(runs):
+        return "symmetric per-message charges"
+    if not any(runs):
+        return "the earlier charges (before the symmetric per-message ones)"
+    return f"mixed: {sum(runs)} of {len(runs)} runs with the symmetric per-message charges"
+
+
 def section(root: str) -> str:
     """docs/RESULTS.md's side-by-side section: for every experiment published
     under the fair model (sim/published-fair/EXP), the summary in both
@@ -188,7 +211,8 @@ def section(root: str) -> str:
         unbeatable = sum(1 for r in losses if r[5].startswith("yes"))
         lines.append(f"- **`{exp}`**: {len(rows)} points in both models; below {LOSS:.2f}x: "
                      f"{summary[1][1]} published, {summary[1][2]} fair, of which {unbeatable} "
-                     f"have the best peer within 5% of the bound.")
+                     f"have the best peer within 5% of the bound; fair runs made with "
+                     f"{charges(os.path.join(fair_root, exp))}.")
         part = [f"### `{exp}`", md_table(["", "published", "fair"], summary, right=(1, 2))]
         if losses:
             part.append(f"Fair points below {LOSS:.2f}x:")

@@ -622,14 +622,27 @@ def test_fair_model_charges_both_sides_the_same_copies(tmp_path):
     run = load_sim_run()
     platforms = run.fair_platforms(run.load_platforms())
     p = platforms["pap_aware_4x4"]
-    assert "--cfg=smpi/or:0:0:5e-10" in p["cfg"]
+    # the copy-out at 2 GB/s, and seeing the message land (no o here)
+    assert "--cfg=smpi/or:0:1e-07:5e-10" in p["cfg"]
     assert "--cfg=smpi/ois:0:0:5e-10;12287:0:0" in p["cfg"]
     assert "--cfg=smpi/send-is-detached-thresh:12288" in p["cfg"]
     # one barrier for every run, whatever the selector
     assert "--cfg=smpi/barrier:ompi_recursivedoubling" in p["cfg"]
     assert p["env"]["PACOLL_SIM_FAIR"] == "12288"
     assert float(p["env"]["PACOLL_SIM_SHM_LAT"]) == 0.25e-6
-    assert "--cfg=smpi/or:0:0:1e-09" in platforms["multirail_4x4"]["cfg"]
+    # pacoll pays per hand-off what the peers pay per message
+    assert (p["env"]["PACOLL_SIM_O"], float(p["env"]["PACOLL_SIM_LAND"])) == ("0", 1e-7)
+    assert float(p["env"]["PACOLL_SIM_CMA_CALL"]) == run.FAIR_CMA_CALL > 0
+    assert "PACOLL_SIM_HOST_DRIVEN" not in p["env"]
+    assert "--cfg=smpi/or:0:1e-07:1e-09" in platforms["multirail_4x4"]["cfg"]
+    # where a platform has o, o is the receive's CPU cost, landing included
+    jag, onl = platforms["sloavx_jaguar_64x16"], platforms["multicore_onload_64x8"]
+    assert (jag["env"]["PACOLL_SIM_O"], jag["env"]["PACOLL_SIM_LAND"]) == ("2.5e-07", "0")
+    assert onl["env"]["PACOLL_SIM_O"] == "3e-7" and onl["env"]["PACOLL_SIM_HOST_DRIVEN"] == "1"
+    assert "PACOLL_SIM_HOST_DRIVEN" not in platforms["multicore_offload_64x8"]["env"]
+    # a sensitivity run of the landing cost
+    assert "--cfg=smpi/or:0:3e-07:5e-10" in \
+        run.fair_platforms(run.load_platforms(), {"land": 3e-7})["pap_aware_4x4"]["cfg"]
 
     def cmd(platform, peer, env=None, plats=platforms):
         pt = run.Point(runner="pacoll" if not peer else "peer", algos=["direct"], peer=peer,
@@ -639,7 +652,7 @@ def test_fair_model_charges_both_sides_the_same_copies(tmp_path):
         return run.command(pt, plats, "/x/pacoll-bench", str(tmp_path / "raw" / "p.json"))
     for peer in (None, "mpich"):
         c, env = cmd("pap_aware_4x4", peer)
-        assert env["PACOLL_SIM_FAIR"] == "12288" and "--cfg=smpi/or:0:0:5e-10" in c
+        assert env["PACOLL_SIM_FAIR"] == "12288" and "--cfg=smpi/or:0:1e-07:5e-10" in c
         # the eager limit given last, after sim/run's base options
         assert c.index("--cfg=smpi/async-small-thresh:12288") > \
             c.index("--cfg=smpi/async-small-thresh:65536")
@@ -819,6 +832,22 @@ def test_models_section_sets_fair_losses_against_their_bounds(tmp_path):
     slow = units.fmt_us(pub[(name[:-5], 4096)]["direct"] * 3, short=True)
     assert f"({slow} (direct) / " in claims[0].split("|")[5]
     assert claims[1].split("|")[5].strip() == "not run under this model"
+
+
+def test_models_charges_read_from_the_runs_commands(tmp_path):
+    """The fair section says per experiment whether its runs carry the
+    symmetric per-message charges, from the commands each run recorded."""
+    from pacoll_report import models
+    sym = "PACOLL_SIM_CMA_CALL=1.1e-06 PACOLL_SIM_FAIR=12288 smpirun"
+    old = "PACOLL_SIM_FAIR=12288 smpirun"
+    for name, cmds in (("all", [sym, sym]), ("none", [old]), ("some", [sym, old, old])):
+        os.makedirs(tmp_path / name)
+        with open(tmp_path / name / "r.json", "w") as f:
+            json.dump({"sim": {"commands": cmds}}, f)
+    assert models.charges(str(tmp_path / "all")) == "symmetric per-message charges"
+    assert models.charges(str(tmp_path / "none")).startswith("the earlier charges")
+    assert models.charges(str(tmp_path / "some")) == \
+        "mixed: 1 of 3 runs with the symmetric per-message charges"
 
 
 def test_compare_models_times_gather_by_its_completion(tmp_path):

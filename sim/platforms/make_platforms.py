@@ -161,6 +161,7 @@ PLATFORMS = [
          props={"smpi/os": "0:3e-7:5e-10;65536:3e-7:0",
                 "smpi/ois": "0:3e-7:5e-10;65536:3e-7:0",
                 "smpi/or": "0:3e-7:5e-10;65536:3e-7:0"},
+         host_driven=True,
          title="multicore slides, onload NIC: 64 nodes x 8 cores, InfiniPath SDR",
          source=[
              "multicore-aware-alltoall slides, Evaluation Framework, cluster A: 64 nodes,",
@@ -336,6 +337,8 @@ def manifest():
             "cfg": FACTORS.split() + p.get("cfg", []), "title": p["title"], "source": " ".join(p["source"])}
         if "fair_o" in p:  # the fair model's per-message time, where it is not the props'
             m[p["name"]]["fair_o"] = p["fair_o"]
+        if p.get("host_driven"):  # the host CPU drives the NIC (onload): pacoll's writes too
+            m[p["name"]]["host_driven"] = True
     return json.dumps(m, indent=1) + "\n"
 
 

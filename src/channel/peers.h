@@ -15,7 +15,7 @@
 enum pc_transport_choice { PC_TRANSPORT_AUTO = 0, PC_TRANSPORT_RMA = 1, PC_TRANSPORT_UCX = 2 };
 
 /* The most settings a platform has of its own (channel/platform.h). */
-#define PC_PLATFORM_SETTINGS 8
+#define PC_PLATFORM_SETTINGS 12
 
 /* The channel's settings: shared by every algorithm, read and validated by
  * core/config.c. */

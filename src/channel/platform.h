@@ -62,6 +62,9 @@ typedef struct pc_platform {
     void (*mark)(struct pc_chan *ch, int from, int to, int kind, size_t n);
     int (*seen)(struct pc_chan *ch, int from, int to, int kind, int may_wait);
     int (*single_copy)(struct pc_chan *ch, int from, int to, void *dst, const void *src, size_t n);
+    /* cross_call: a single-copy write into a host peer was made as a plain
+     * copy (own_processes 0): what its system call would have cost. */
+    void (*cross_call)(void);
     int (*landed)(struct pc_chan *ch, int from, int to, int may_wait);
     /* A poll of a wait found nothing: give the core or the clock away.
      * spins: polls of this wait so far; *since: platform state of the
@@ -150,6 +153,7 @@ static inline int pc_real_setup_allgather(const void *mine, size_t n, void *all,
     return PMPI_Allgather(mine, (int)n, MPI_BYTE, all, (int)n, MPI_BYTE, comm);
 }
 static inline size_t pc_real_slot_max(size_t want) { return want; }
+static inline void pc_real_cross_call(void) {}
 
 static const pc_platform_t pc_real_platform __attribute__((unused)) = {
     .name = "real",
@@ -166,6 +170,7 @@ static const pc_platform_t pc_real_platform __attribute__((unused)) = {
     .mark = pc_real_mark,
     .seen = pc_real_seen,
     .single_copy = pc_real_single_copy,
+    .cross_call = pc_real_cross_call,
     .landed = pc_real_landed,
     .idle = pc_real_idle,
     .setup_allgather = pc_real_setup_allgather,

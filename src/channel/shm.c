@@ -50,6 +50,7 @@ static int cma_write(uint64_t pid, uint64_t addr, const void *src, size_t n)
 {
     if (!PC_PLATFORM.own_processes) {
         pc_copy((void *)(uintptr_t)addr, src, n);
+        PC_PLATFORM.cross_call();
         return MPI_SUCCESS;
     }
     const char *p = src;

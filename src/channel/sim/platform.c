@@ -18,7 +18,12 @@
  *     besides its copies (PACOLL_SIM_SHM_LAT, PACOLL_SIM_SHM_BW), and a
  *     mailbox flag is seen that long after its store while its writer goes
  *     on; from L up a peer's intra-node message is a rendezvous, one flow
- *     and no copy, and so is pacoll's single-copy write.
+ *     and no copy, and so is pacoll's single-copy write.  Its charges are
+ *     symmetric: a hand-off pays the platform's per-message time at both
+ *     ends and the landing cost at its reader (PACOLL_SIM_O, _LAND), a
+ *     single-copy write made as a copy its system call (_CMA_CALL), and a
+ *     write to another host on a host-driven NIC its writer's CPU
+ *     (_HOST_DRIVEN).
  *   - Waits back off in simulated time; the clock is the simulated one.
  */
 #include <simgrid/engine.h>
@@ -66,8 +71,19 @@ typedef struct sim_fair {
     int read;
     double limit; /* PACOLL_SIM_FAIR: the eager limit, 0 = off */
     double shm_lat, shm_bw;
+    /* what the platform charges the peers per message (o: each side; land:
+     * the receiver seeing it landed), a single-copy write's system call, and
+     * whether the host CPU drives the NIC (0 where the fair model is off) */
+    double o, land, cma_call;
+    int host_driven;
     size_t credit;
 } sim_fair_t;
+
+static double seconds_or_0(const char *env)
+{
+    double v = 0;
+    return pc_parse_positive(getenv(env), &v) == 0 ? v : 0;
+}
 
 static sim_fair_t *sim_fair(void)
 {
@@ -79,6 +95,13 @@ static sim_fair_t *sim_fair(void)
             f.shm_lat = PC_SIM_SHM_LAT_DEFAULT;
         if (pc_parse_positive(getenv("PACOLL_SIM_SHM_BW"), &f.shm_bw) != 0)
             f.shm_bw = PC_SIM_SHM_BW_DEFAULT;
+        if (f.limit > 0) {
+            f.o = seconds_or_0("PACOLL_SIM_O");
+            f.land = seconds_or_0("PACOLL_SIM_LAND");
+            f.cma_call = seconds_or_0("PACOLL_SIM_CMA_CALL");
+            const char *hd = getenv("PACOLL_SIM_HOST_DRIVEN");
+            f.host_driven = hd && !strcmp(hd, "1");
+        }
         f.read = 1;
     }
     return &f;
@@ -116,11 +139,14 @@ static void sim_settle(void) { PMPI_Wtime(); }
 /* What a peer's intra-node message of n bytes pays besides its copies. */
 static double shm_message_time(const sim_fair_t *f, size_t n) { return f->shm_lat + (double)n / f->shm_bw; }
 
+/* A flag of the node segment: its readers wait on the word itself, so the
+ * writer pays the whole message, its own o, the flight and the reader's
+ * landing (o and land), before the store. */
 static void sim_publish(uint64_t *flag, uint64_t v, int add)
 {
     sim_fair_t *f = sim_fair();
     if (f->limit > 0)
-        pc_sim_delay(shm_message_time(f, 0));
+        pc_sim_delay(f->o + shm_message_time(f, 0) + f->o + f->land);
     if (add)
         __atomic_fetch_add(flag, v, __ATOMIC_RELEASE);
     else
@@ -144,6 +170,8 @@ typedef struct sim_entry {
      * an earlier one's, so a reader of the earlier counter may see it up
      * to one message later than its own stamp said. */
     double visible[SIM_KINDS];
+    /* whether the reader still owes the landing of each kind's last flag */
+    uint8_t owed[SIM_KINDS];
     /* the single-copy writes still flowing: a ring the writer fills and
      * the entry's reader drains */
     void *flow[SIM_FLOWS];
@@ -157,26 +185,40 @@ static sim_entry_t *sim_entry(const pc_chan_t *ch, int from, int to)
 }
 
 /* A flag is seen an intra-node message's latency and bandwidth after its
- * store, as a peer's intra-node message lands after its flow, and the
- * writer's CPU goes on at once. */
+ * store, as a peer's intra-node message lands after its flow; the writer
+ * pays the platform's o for it, as a peer's send does, and goes on. */
 static void sim_mark(pc_chan_t *ch, int from, int to, int kind, size_t n)
 {
     sim_fair_t *f = sim_fair();
-    sim_entry(ch, from, to)->visible[kind] = f->limit > 0 ? simgrid_get_clock() + shm_message_time(f, n) : 0;
+    sim_entry_t *e = sim_entry(ch, from, to);
+    if (!(f->limit > 0)) {
+        e->visible[kind] = 0;
+        return;
+    }
+    pc_sim_delay(f->o);
+    e->visible[kind] = simgrid_get_clock() + shm_message_time(f, n);
+    e->owed[kind] = 1;
 }
 
 /* A flag not yet seen is waited for when the wait may wait (it is in
  * flight), as a blocking receive of a message already sent waits for the
- * rest. */
+ * rest.  Seeing it costs the reader o and land once, as smpi/or charges a
+ * peer's receive. */
 static int sim_seen(pc_chan_t *ch, int from, int to, int kind, int may_wait)
 {
-    double at = sim_entry(ch, from, to)->visible[kind];
+    sim_entry_t *e = sim_entry(ch, from, to);
+    double at = e->visible[kind];
     double now = simgrid_get_clock();
-    if (at <= now)
-        return 1;
-    if (!may_wait)
-        return 0;
-    pc_sim_delay(at - now);
+    if (at > now) {
+        if (!may_wait)
+            return 0;
+        pc_sim_delay(at - now);
+    }
+    if (e->owed[kind]) {
+        sim_fair_t *f = sim_fair();
+        e->owed[kind] = 0;
+        pc_sim_delay(f->o + f->land);
+    }
     return 1;
 }
 
@@ -189,7 +231,7 @@ static int sim_single_copy(pc_chan_t *ch, int from, int to, void *dst, const voi
 {
     double limit = sim_fair()->limit;
     if (!(limit > 0 && (double)n >= limit))
-        return 0;
+        return 0; /* a copy (sim_cross_call charges its system call) */
     memmove(dst, src, n);
     sim_entry_t *e = sim_entry(ch, from, to);
     sg_host_t here = sg_host_self();
@@ -222,6 +264,20 @@ static int sim_landed(pc_chan_t *ch, int from, int to, int may_wait)
         e->flow_head++;
     }
     return 1;
+}
+
+/* A single-copy write into a node peer made as a copy (below the fair
+ * model's eager limit, and the shared copy-out): the system call it is.
+ * From the limit up a write is a flow, as a peer's intra-node rendezvous,
+ * and neither pays a call. */
+static void sim_cross_call(void) { pc_sim_delay(sim_fair()->cma_call); }
+
+void pc_sim_remote_write(size_t n)
+{
+    sim_fair_t *f = sim_fair();
+    if (!f->host_driven)
+        return;
+    pc_sim_delay(f->o + ((double)n < f->limit ? (double)n / sim_copy_bw() : 0));
 }
 
 /* -------------------------------------------------------------- waits */
@@ -320,6 +376,7 @@ const pc_platform_t pc_sim_platform = {
     .mark = sim_mark,
     .seen = sim_seen,
     .single_copy = sim_single_copy,
+    .cross_call = sim_cross_call,
     .landed = sim_landed,
     .idle = sim_idle,
     .setup_allgather = sim_setup_allgather,

@@ -14,6 +14,10 @@ enum pc_sim_setting {
     PC_SIM_SET_FAIR,     /* PACOLL_SIM_FAIR */
     PC_SIM_SET_SHM_LAT,  /* PACOLL_SIM_SHM_LAT */
     PC_SIM_SET_SHM_BW,   /* PACOLL_SIM_SHM_BW */
+    PC_SIM_SET_O,        /* PACOLL_SIM_O */
+    PC_SIM_SET_LAND,     /* PACOLL_SIM_LAND */
+    PC_SIM_SET_CMA_CALL, /* PACOLL_SIM_CMA_CALL */
+    PC_SIM_SET_HOST_DRIVEN, /* PACOLL_SIM_HOST_DRIVEN */
     PC_SIM_NSETTINGS
 };
 /* PACOLL_SIM_PUT: a zero-copy write is SimGrid's MPI_Put into the dynamic

@@ -17,6 +17,10 @@ void pc_sim_delay(double seconds);
  * charged its copy-out already (n below the eager limit), so the next n
  * bytes a copy would charge are not charged again (platform.c). */
 void pc_sim_copy_refund(size_t n);
+/* The fair model on a host-driven NIC: a zero-copy write of n bytes to
+ * another host costs its writer what a peer's send of n bytes costs it
+ * (platform.c). */
+void pc_sim_remote_write(size_t n);
 
 /* The smpi transport (smpi.c): the channel's remote transport and its
  * state, made by the platform's chan_create. */

@@ -182,10 +182,10 @@ def charges(folder: str) -> str:
             cmds = (json.load(f).get("sim") or {}).get("commands") or []
         runs.extend(SYMMETRIC_MARK in c for c in cmds)
     if runs and all(runs):
-        return "symmetric per-message charges"
+        return "the symmetric per-message charges"
     if not any(runs):
         return "the earlier charges (before the symmetric per-message ones)"
-    return f"mixed: {sum(runs)} of {len(runs)} runs with the symmetric per-message charges"
+    return f"{sum(runs)} of {len(runs)} with the symmetric per-message charges, the rest earlier"
 
 
 def section(root: str) -> str:
@@ -211,7 +211,7 @@ def section(root: str) -> str:
         unbeatable = sum(1 for r in losses if r[5].startswith("yes"))
         lines.append(f"- **`{exp}`**: {len(rows)} points in both models; below {LOSS:.2f}x: "
                      f"{summary[1][1]} published, {summary[1][2]} fair, of which {unbeatable} "
-                     f"have the best peer within 5% of the bound; fair runs made with "
+                     f"have the best peer within 5% of the bound; fair runs: "
                      f"{charges(os.path.join(fair_root, exp))}.")
         part = [f"### `{exp}`", md_table(["", "published", "fair"], summary, right=(1, 2))]
         if losses:

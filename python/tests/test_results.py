@@ -309,6 +309,10 @@ def test_publish_merges_into_what_is_published():
     assert (m["settings"]["min_size"], m["settings"]["max_size"]) == (1, 64)
     assert {a["name"] for a in m["algorithms"]} == {"direct", "sloav"}
     assert m["sim"]["commands"] == ["new", "old"]
+    # a run that replaces every old row drops the old commands: none of
+    # their rows is left (docs/RESULTS.md reads the charges from them)
+    full = dict(new, results=[row(1, ["direct", "native:ompi"], 4.0), row(8, ["direct"], 4.0)])
+    assert run._merge_published(old, full)["sim"]["commands"] == ["new"]
 
 
 def test_publish_keeps_the_summary_of_other_rank_counts():
@@ -834,6 +838,28 @@ def test_models_section_sets_fair_losses_against_their_bounds(tmp_path):
     assert claims[1].split("|")[5].strip() == "not run under this model"
 
 
+def test_fair_xml_written_by_several_points_at_once(tmp_path):
+    """sim/run -j N: points of one props platform write its fair XML at the
+    same moment; each finds it whole (a shared temporary name lost the race)."""
+    import threading
+    run = load_sim_run()
+    p = run.fair_platforms(run.load_platforms())["multicore_onload_64x8"]
+    paths, errors = [], []
+
+    def write():
+        try:
+            paths.append(run.fair_xml(p, str(tmp_path)))
+        except OSError as e:
+            errors.append(e)
+    threads = [threading.Thread(target=write) for _ in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(set(paths)) == 1
+    assert os.listdir(tmp_path) == [os.path.basename(paths[0])]
+
+
 def test_models_charges_read_from_the_runs_commands(tmp_path):
     """The fair section says per experiment whether its runs carry the
     symmetric per-message charges, from the commands each run recorded."""
@@ -844,10 +870,10 @@ def test_models_charges_read_from_the_runs_commands(tmp_path):
         os.makedirs(tmp_path / name)
         with open(tmp_path / name / "r.json", "w") as f:
             json.dump({"sim": {"commands": cmds}}, f)
-    assert models.charges(str(tmp_path / "all")) == "symmetric per-message charges"
+    assert models.charges(str(tmp_path / "all")) == "the symmetric per-message charges"
     assert models.charges(str(tmp_path / "none")).startswith("the earlier charges")
     assert models.charges(str(tmp_path / "some")) == \
-        "mixed: 1 of 3 runs with the symmetric per-message charges"
+        "1 of 3 with the symmetric per-message charges, the rest earlier"
 
 
 def test_compare_models_times_gather_by_its_completion(tmp_path):

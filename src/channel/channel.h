@@ -11,8 +11,9 @@
  *            with smpicc).
  * What the hardware does (copies, flags, the clock) comes from the
  * platform's table (channel/platform.h), the real one or the simulator's.
- *   ucx      a peer on another host: UCX puts into the same mailboxes
- *            (channel/ucx.c), where the build has UCX and it comes up.
+ *   ucx      a peer on another host: UCX active messages into the same
+ *            mailboxes (channel/ucx.c), where the build has UCX and it
+ *            comes up (the default there; mpi_rma otherwise).
  * PACOLL_TRANSPORT=rma (or ucx) sends everything through the remote
  * transport, so the remote path is tested on one machine.
  *
@@ -176,6 +177,12 @@ typedef struct pc_call {
  * has not, and the caller runs without the channel. */
 int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers, pc_room_t extra, int *room);
 void pc_chan_free(pc_chan_t *ch);
+/* Whether a team tries UCX for its remote peers (PACOLL_TRANSPORT, the
+ * team's size and how many of its ranks share this host). */
+int pc_chan_wants_ucx(int transport, int size, int host_size);
+/* The process's UCX context, worker and endpoints (channel/ucx.c), after
+ * every channel that used them is freed; local. */
+void pc_ucx_proc_free(struct pc_ucx_proc **proc);
 /* Frees the channel's memory only (no MPI calls). */
 void pc_chan_free_local(pc_chan_t *ch);
 /* "shm+rma", for a verbose line. */

@@ -10,7 +10,7 @@
 #include "base/internal.h"
 
 /* PACOLL_TRANSPORT: how peers are reached.  auto: shared memory on a host,
- * MPI RMA between hosts; rma and ucx: every peer through that remote
+ * UCX between hosts where it comes up, else MPI RMA; rma and ucx: every peer through that remote
  * transport (ucx falls back to rma where UCX cannot be used). */
 enum pc_transport_choice { PC_TRANSPORT_AUTO = 0, PC_TRANSPORT_RMA = 1, PC_TRANSPORT_UCX = 2 };
 
@@ -51,6 +51,9 @@ typedef struct pc_peers {
     int nnodes, local_rank, local_size;
     const int *local_ranks; /* [local_size] team rank of each local index */
     const pc_chan_cfg_t *cfg;
+    /* The process's UCX (channel/ucx.c), kept by the process context for
+     * every team: made by the first channel that uses it (NULL: none). */
+    struct pc_ucx_proc **ucx_proc;
     /* The team's hooks.  stop: a rank said it will not finish the current
      * call (core/verdict.h), so waiting for it is over: non-zero.  note: an
      * error of the current call that every rank saw through (a block's

@@ -35,18 +35,23 @@ static int gather_procs(pc_chan_t *ch)
                           (int)(sizeof me / sizeof(uint64_t)), MPI_UINT64_T, p->host_comm);
 }
 
-/* PACOLL_TRANSPORT=ucx: UCX for the remote peers where it comes up on
- * every rank, else MPI RMA (named under PACOLL_VERBOSE, by rank 0).  Not
- * the default: UCX's software RMA (tcp) answers a get only when the
- * target progresses its worker, which pacoll does only inside its calls. */
+/* UCX for the remote peers where it comes up on every rank, else MPI RMA
+ * (named under PACOLL_VERBOSE, by rank 0): the default where a peer is on
+ * another host, and every peer with PACOLL_TRANSPORT=ucx. */
 static int remote_transport(pc_chan_t *ch)
 {
     char why[192] = "";
     int rc = pc_ucx_create(ch, why, sizeof why);
     if (rc == MPI_SUCCESS && ch->remote == &pc_transport_mpi_rma && ch->peers.cfg->verbose &&
         ch->peers.rank == 0)
-        pc_log("remote transport: MPI RMA, not UCX (%s) although PACOLL_TRANSPORT=ucx", why);
+        pc_log("remote transport: MPI RMA, not UCX (%s)%s", why,
+               ch->peers.cfg->transport == PC_TRANSPORT_UCX ? " although PACOLL_TRANSPORT=ucx" : "");
     return rc;
+}
+
+int pc_chan_wants_ucx(int transport, int size, int host_size)
+{
+    return transport == PC_TRANSPORT_UCX || (transport == PC_TRANSPORT_AUTO && host_size < size);
 }
 
 int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers, pc_room_t extra, int *room)
@@ -101,7 +106,7 @@ int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers, pc_room_t extra, int 
         rc = pc_shm_transport_create(ch);
     if (rc == MPI_SUCCESS && any[0] && p->size > 1)
         rc = pc_rma_windows_create(ch);
-    if (rc == MPI_SUCCESS && ch->have_win && p->cfg->transport == PC_TRANSPORT_UCX)
+    if (rc == MPI_SUCCESS && ch->have_win && pc_chan_wants_ucx(p->cfg->transport, p->size, p->host_size))
         rc = remote_transport(ch);
     return rc;
 }

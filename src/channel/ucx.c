@@ -1,8 +1,14 @@
 /*
- * The ucx transport: a peer on another host, over UCX.  The mailboxes are
- * the team's MPI window memory (mpi_rma.c makes it), registered once with
- * ucp_mem_map; the worker addresses and remote keys are exchanged over the
- * team's communicator when the channel is made.
+ * The ucx transport: a peer on another host, over UCX.  One UCP context
+ * and worker serve the whole process (struct pc_ucx_proc, owned by the
+ * process context, made by the first team that wants it): its endpoints
+ * are kept by peer process, so a new communicator connects only to
+ * processes no earlier one reached, and a cluster's network resources are
+ * opened once, not per communicator.  A team's channel registers its
+ * mailboxes (the team's MPI window memory, mpi_rma.c makes it) and is
+ * known to the worker's message handler by a number, which every message
+ * names; the worker addresses, numbers and remote keys are exchanged over
+ * the team's communicator when the channel is made.
  *
  * A mailbox write is one active message that the target's worker applies
  * when pacoll's wait loop progresses it: the bytes into the target's
@@ -37,25 +43,49 @@
 enum { PC_UCX_BOX, PC_UCX_DATA };
 
 typedef struct pc_ucx_hdr {
+    uint32_t chan;      /* the target's channel (struct pc_ucx.id) */
     uint32_t kind;      /* BOX: bytes at disp in the mailbox, then the word
                          * (only ever to a newer value); DATA: zero-copy
                          * bytes at address disp, into the receive buffer the
                          * target advertised to sender, then one more landed
                          * in the sender's done counter (word: its call) */
     uint32_t sender;
+    uint32_t pad;
     uint64_t disp;
     uint64_t word_disp; /* the word's place in the mailbox, or PC_UCX_NO_WORD */
     uint64_t word;
 } pc_ucx_hdr_t;
 
-struct pc_ucx {
+/* An endpoint to a peer process, found by its worker's address. */
+typedef struct pc_ucx_peer {
+    uint64_t hash; /* of the address; 0: a free place */
+    size_t len;
+    void *addr;
+    ucp_ep_h ep;
+} pc_ucx_peer_t;
+
+struct pc_ucx_proc {
     ucp_context_h ctx;
     ucp_worker_h worker;
+    char failed[160];     /* why UCX did not come up here ("": it did, or not tried) */
+    pc_ucx_peer_t *peers; /* open addressing, cap a power of two */
+    size_t npeers, cap;
+    pc_chan_t **chans;    /* the live channels, by the low bits of their number */
+    uint32_t nchans, made;
+};
+
+#define PC_UCX_SLOT_BITS 20
+
+struct pc_ucx {
+    struct pc_ucx_proc *proc;
+    uint32_t id;        /* how messages name this channel */
+    ucp_worker_h worker; /* the process's */
     ucp_mem_h mbox;
-    ucp_ep_h *ep;       /* [size] */
+    ucp_ep_h *ep;       /* [size] the process's, kept there (NULL: a peer on shm) */
     ucp_rkey_h *rkey;   /* [size] each peer's mailbox */
     uint64_t *rbase;    /* [size] each peer's mailbox address */
-    int neps;           /* endpoints made (the first neps of ep[]) */
+    uint32_t *chan;     /* [size] each peer's number of its channel */
+    int nkeys;          /* keys unpacked (the first nkeys of rkey[]) */
     long inflight;      /* sends and gets not yet complete locally */
     ucs_status_t err;   /* the first failed completion */
     unsigned nhdrs;
@@ -173,11 +203,16 @@ static void rndv_done(void *req, ucs_status_t status, size_t length, void *user)
 static ucs_status_t am_write(void *arg, const void *header, size_t header_length, void *data,
                              size_t length, const ucp_am_recv_param_t *param)
 {
-    pc_chan_t *ch = arg;
+    struct pc_ucx_proc *proc = arg;
     pc_ucx_hdr_t h;
     if (header_length != sizeof h)
         return pc_log("ucx: a write with a header of %zu bytes", header_length), UCS_OK;
     memcpy(&h, header, sizeof h);
+    /* every channel's messages are complete before it goes (flush_together) */
+    uint32_t slot = h.chan & ((1u << PC_UCX_SLOT_BITS) - 1);
+    pc_chan_t *ch = slot < proc->nchans ? proc->chans[slot] : NULL;
+    if (!ch || ch->ucx->id != h.chan)
+        return pc_log("ucx: a write for a communicator that is gone"), UCS_OK;
     char *to = target_of(ch, &h, length);
     if (!to)
         return UCS_OK;
@@ -190,7 +225,7 @@ static ucs_status_t am_write(void *arg, const void *header, size_t header_length
                                                    UCP_OP_ATTR_FIELD_USER_DATA,
                                    .cb.recv_am = rndv_done,
                                    .user_data = r};
-        ucs_status_ptr_t sp = ucp_am_recv_data_nbx(ch->ucx->worker, data, to, length, &prm);
+        ucs_status_ptr_t sp = ucp_am_recv_data_nbx(proc->worker, data, to, length, &prm);
         if (UCS_PTR_IS_ERR(sp)) {
             pc_log("ucx: a write's data: %s", ucs_status_string(UCS_PTR_STATUS(sp)));
             free(r);
@@ -213,8 +248,8 @@ static int send_write(pc_chan_t *ch, int peer, uint32_t kind, uint64_t disp, con
                       size_t n, uint64_t word_disp, uint64_t word)
 {
     struct pc_ucx *u = ch->ucx;
-    pc_ucx_hdr_t hdr = {.kind = kind, .sender = (uint32_t)ch->peers.rank, .disp = disp,
-                        .word_disp = word_disp, .word = word};
+    pc_ucx_hdr_t hdr = {.chan = u->chan[peer], .kind = kind, .sender = (uint32_t)ch->peers.rank,
+                        .disp = disp, .word_disp = word_disp, .word = word};
     if (peer == ch->peers.rank) { /* to myself */
         char *to = target_of(ch, &hdr, n);
         if (!to)
@@ -356,49 +391,215 @@ static const pc_transport_t pc_transport_ucx = {
 
 /* ------------------------------------------------------------- set-up */
 
+/* The process's UCX: made by the first team that wants it, freed with the
+ * process context (pc_ucx_proc_free).  A failure is kept, so that later
+ * teams do not try again (each still takes part in the agreement). */
+static struct pc_ucx_proc *proc_get(pc_chan_t *ch, char *why, size_t wlen)
+{
+    struct pc_ucx_proc **pp = ch->peers.ucx_proc, *proc;
+    if (!pp)
+        return snprintf(why, wlen, "no process context to keep it in"), NULL;
+    if (!*pp && !(*pp = calloc(1, sizeof **pp)))
+        return snprintf(why, wlen, "out of memory"), NULL;
+    proc = *pp;
+    if (proc->failed[0])
+        return snprintf(why, wlen, "%s", proc->failed), NULL;
+    if (proc->worker)
+        return proc;
+    ucp_config_t *cfg;
+    /* PACOLL_UCX_<name> overrides UCX_<name> for pacoll's context only (the
+     * MPI library's own UCX keeps UCX_<name>) */
+    ucs_status_t s = ucp_config_read("PACOLL", NULL, &cfg);
+    if (s != UCS_OK) {
+        snprintf(proc->failed, sizeof proc->failed, "ucp_config_read failed: %s",
+                 ucs_status_string(s));
+        return snprintf(why, wlen, "%s", proc->failed), NULL;
+    }
+    ucp_params_t prm = {.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
+                        .features = UCP_FEATURE_RMA | UCP_FEATURE_AM,
+                        .estimated_num_eps = (size_t)ch->peers.size};
+    s = ucp_init(&prm, cfg, &proc->ctx);
+    ucp_config_release(cfg);
+    if (s != UCS_OK) {
+        proc->ctx = NULL;
+        snprintf(proc->failed, sizeof proc->failed, "ucp_init failed: %s", ucs_status_string(s));
+        return snprintf(why, wlen, "%s", proc->failed), NULL;
+    }
+    /* one thread at a time: pacoll runs no collective under MPI_THREAD_MULTIPLE */
+    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+                              .thread_mode = UCS_THREAD_MODE_SERIALIZED};
+    if ((s = ucp_worker_create(proc->ctx, &wp, &proc->worker)) == UCS_OK) {
+        ucp_am_handler_param_t hp = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
+                                                   UCP_AM_HANDLER_PARAM_FIELD_CB |
+                                                   UCP_AM_HANDLER_PARAM_FIELD_ARG |
+                                                   UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
+                                     .id = PC_UCX_AM_WRITE,
+                                     .cb = am_write,
+                                     .arg = proc,
+                                     .flags = UCP_AM_FLAG_WHOLE_MSG};
+        if ((s = ucp_worker_set_am_recv_handler(proc->worker, &hp)) == UCS_OK)
+            return proc;
+        ucp_worker_destroy(proc->worker);
+        proc->worker = NULL;
+        snprintf(proc->failed, sizeof proc->failed, "ucp_worker_set_am_recv_handler failed: %s",
+                 ucs_status_string(s));
+    } else {
+        proc->worker = NULL;
+        snprintf(proc->failed, sizeof proc->failed, "ucp_worker_create failed: %s",
+                 ucs_status_string(s));
+    }
+    ucp_cleanup(proc->ctx);
+    proc->ctx = NULL;
+    return snprintf(why, wlen, "%s", proc->failed), NULL;
+}
+
+static uint64_t addr_hash(const void *a, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ ((const unsigned char *)a)[i]) * 0x100000001b3ull;
+    return h ? h : 1;
+}
+
+/* The endpoint to the process whose worker has this address: kept, or
+ * made now and kept for every later team. */
+static ucs_status_t peer_ep(struct pc_ucx_proc *proc, const void *addr, size_t len, ucp_ep_h *ep,
+                            int *kept)
+{
+    *kept = 0;
+    if (2 * (proc->npeers + 1) > proc->cap) { /* grow: at most half full */
+        size_t cap = proc->cap ? 2 * proc->cap : 64;
+        pc_ucx_peer_t *t = calloc(cap, sizeof *t);
+        if (!t)
+            return UCS_ERR_NO_MEMORY;
+        for (size_t i = 0; i < proc->cap; i++) {
+            if (!proc->peers[i].hash)
+                continue;
+            size_t j = proc->peers[i].hash & (cap - 1);
+            while (t[j].hash)
+                j = (j + 1) & (cap - 1);
+            t[j] = proc->peers[i];
+        }
+        free(proc->peers);
+        proc->peers = t, proc->cap = cap;
+    }
+    uint64_t h = addr_hash(addr, len);
+    size_t j = h & (proc->cap - 1);
+    for (; proc->peers[j].hash; j = (j + 1) & (proc->cap - 1)) {
+        const pc_ucx_peer_t *p = &proc->peers[j];
+        if (p->hash == h && p->len == len && memcmp(p->addr, addr, len) == 0)
+            return *ep = p->ep, *kept = 1, UCS_OK;
+    }
+    void *copy = malloc(len);
+    if (!copy)
+        return UCS_ERR_NO_MEMORY;
+    memcpy(copy, addr, len);
+    ucp_ep_params_t prm = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
+                           .address = (const ucp_address_t *)addr};
+    ucs_status_t s = ucp_ep_create(proc->worker, &prm, ep);
+    if (s != UCS_OK)
+        return free(copy), s;
+    proc->peers[j] = (pc_ucx_peer_t){.hash = h, .len = len, .addr = copy, .ep = *ep};
+    proc->npeers++;
+    return UCS_OK;
+}
+
+/* The handler finds ch by its number: a free place among the live ones in
+ * the low bits, a count of channels made above them. */
+static int chan_register(struct pc_ucx_proc *proc, pc_chan_t *ch)
+{
+    uint32_t slot = 0;
+    while (slot < proc->nchans && proc->chans[slot])
+        slot++;
+    if (slot == proc->nchans) {
+        if (slot >> PC_UCX_SLOT_BITS)
+            return 0;
+        pc_chan_t **t = realloc(proc->chans, (size_t)(slot + 1) * sizeof *t);
+        if (!t)
+            return 0;
+        proc->chans = t, proc->nchans = slot + 1;
+    }
+    proc->chans[slot] = ch;
+    ch->ucx->id = slot | ++proc->made << PC_UCX_SLOT_BITS;
+    return 1;
+}
+
+static void chan_unregister(struct pc_ucx_proc *proc, const pc_chan_t *ch)
+{
+    uint32_t slot = ch->ucx->id & ((1u << PC_UCX_SLOT_BITS) - 1);
+    if (slot < proc->nchans && proc->chans[slot] == ch)
+        proc->chans[slot] = NULL;
+}
+
+/* The channel's own UCX state; the endpoints stay with the process. */
 static void ucx_free(pc_chan_t *ch)
 {
     struct pc_ucx *u = ch->ucx;
     if (!u)
         return;
-    for (int i = 0; i < u->neps; i++) {
-        if (u->rkey && u->rkey[i])
+    for (int i = 0; i < u->nkeys; i++)
+        if (u->rkey[i])
             ucp_rkey_destroy(u->rkey[i]);
-        /* forced: every put was awaited by its target within its call */
+    if (u->proc) {
+        if (u->mbox)
+            ucp_mem_unmap(u->proc->ctx, u->mbox);
+        chan_unregister(u->proc, ch);
+    }
+    free(u->ep);
+    free(u->rkey);
+    free(u->rbase);
+    free(u->chan);
+    free(u);
+    ch->ucx = NULL;
+}
+
+void pc_ucx_proc_free(struct pc_ucx_proc **pp)
+{
+    struct pc_ucx_proc *proc = *pp;
+    if (!proc)
+        return;
+    for (size_t i = 0; i < proc->cap; i++) {
+        pc_ucx_peer_t *p = &proc->peers[i];
+        if (!p->hash)
+            continue;
+        /* forced: every team's messages were complete at their targets
+         * when the team went (flush_together) */
         ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
                                    .flags = UCP_EP_CLOSE_FLAG_FORCE};
-        ucs_status_ptr_t sp = u->ep[i] ? ucp_ep_close_nbx(u->ep[i], &prm) : NULL;
+        ucs_status_ptr_t sp = ucp_ep_close_nbx(p->ep, &prm);
+        if (sp && !UCS_PTR_IS_ERR(sp)) {
+            while (ucp_request_check_status(sp) == UCS_INPROGRESS)
+                ucp_worker_progress(proc->worker);
+            ucp_request_free(sp);
+        }
+        free(p->addr);
+    }
+    if (proc->worker)
+        ucp_worker_destroy(proc->worker);
+    if (proc->ctx)
+        ucp_cleanup(proc->ctx);
+    free(proc->peers);
+    free(proc->chans);
+    free(proc);
+    *pp = NULL;
+}
+
+/* Every message to the team's peers complete at its target, then an
+ * agreement that all ranks are there, progressing all along: a peer's
+ * flush may need this worker's answers (connection set-up,
+ * acknowledgements over tcp).  The team's endpoints only: another
+ * communicator's call may be in flight on the same worker. */
+static void flush_together(pc_chan_t *ch)
+{
+    struct pc_ucx *u = ch->ucx;
+    ucp_request_param_t prm = {.op_attr_mask = 0};
+    for (int r = 0; r < u->nkeys; r++) {
+        ucs_status_ptr_t sp = u->ep[r] ? ucp_ep_flush_nbx(u->ep[r], &prm) : NULL;
         if (sp && !UCS_PTR_IS_ERR(sp)) {
             while (ucp_request_check_status(sp) == UCS_INPROGRESS)
                 ucp_worker_progress(u->worker);
             ucp_request_free(sp);
         }
-    }
-    if (u->mbox)
-        ucp_mem_unmap(u->ctx, u->mbox);
-    if (u->worker)
-        ucp_worker_destroy(u->worker);
-    if (u->ctx)
-        ucp_cleanup(u->ctx);
-    free(u->ep);
-    free(u->rkey);
-    free(u->rbase);
-    free(u);
-    ch->ucx = NULL;
-}
-
-/* Every operation complete at its target, then an agreement that all
- * ranks are there, progressing all along: a peer's flush may need this
- * worker's answers (connection set-up, acknowledgements over tcp). */
-static void flush_together(pc_chan_t *ch)
-{
-    struct pc_ucx *u = ch->ucx;
-    ucp_request_param_t prm = {.op_attr_mask = 0};
-    ucs_status_ptr_t sp = ucp_worker_flush_nbx(u->worker, &prm);
-    if (sp && !UCS_PTR_IS_ERR(sp)) {
-        while (ucp_request_check_status(sp) == UCS_INPROGRESS)
-            ucp_worker_progress(u->worker);
-        ucp_request_free(sp);
     }
     MPI_Request req;
     int done = 0;
@@ -429,8 +630,9 @@ static int wire_up(pc_chan_t *ch)
                                .cb.send = done_cb,
                                .user_data = u};
     for (int r = 0; r < ch->peers.size && rc == MPI_SUCCESS; r++)
-        rc = started(u, ucp_get_nbx(u->ep[r], &got[r], sizeof *got, u->rbase[r], u->rkey[r], &prm),
-                     "get");
+        if (u->ep[r])
+            rc = started(u, ucp_get_nbx(u->ep[r], &got[r], sizeof *got, u->rbase[r], u->rkey[r],
+                                        &prm), "get");
     if (rc == MPI_SUCCESS)
         rc = quiesce(u);
     flush_together(ch);
@@ -438,50 +640,27 @@ static int wire_up(pc_chan_t *ch)
     return rc;
 }
 
-/* This rank's UCX objects: context, worker, the mailbox registered; its
- * worker address and packed mailbox key into *addr / *rkey.  NULL after
- * naming the failure in why. */
+/* This rank's part: the process's UCX, the mailbox registered, the channel
+ * numbered; its worker address and packed mailbox key into *addr / *rkey.
+ * 0 after naming the failure in why. */
 static int local_init(pc_chan_t *ch, ucp_address_t **addr, size_t *alen, void **rkey, size_t *rlen,
                       char *why, size_t wlen)
 {
     struct pc_ucx *u = ch->ucx;
-    ucp_config_t *cfg;
-    /* PACOLL_UCX_<name> overrides UCX_<name> for pacoll's context only (the
-     * MPI library's own UCX keeps UCX_<name>) */
-    ucs_status_t s = ucp_config_read("PACOLL", NULL, &cfg);
-    if (s != UCS_OK)
-        return snprintf(why, wlen, "ucp_config_read failed: %s", ucs_status_string(s)), 0;
-    ucp_params_t prm = {.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
-                        .features = UCP_FEATURE_RMA | UCP_FEATURE_AM,
-                        .estimated_num_eps = (size_t)ch->peers.size};
-    s = ucp_init(&prm, cfg, &u->ctx);
-    ucp_config_release(cfg);
-    if (s != UCS_OK)
-        return u->ctx = NULL, snprintf(why, wlen, "ucp_init failed: %s", ucs_status_string(s)), 0;
-    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-                              .thread_mode = UCS_THREAD_MODE_SINGLE};
-    if ((s = ucp_worker_create(u->ctx, &wp, &u->worker)) != UCS_OK)
-        return u->worker = NULL,
-               snprintf(why, wlen, "ucp_worker_create failed: %s", ucs_status_string(s)), 0;
-    ucp_am_handler_param_t hp = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
-                                               UCP_AM_HANDLER_PARAM_FIELD_CB |
-                                               UCP_AM_HANDLER_PARAM_FIELD_ARG |
-                                               UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
-                                 .id = PC_UCX_AM_WRITE,
-                                 .cb = am_write,
-                                 .arg = ch,
-                                 .flags = UCP_AM_FLAG_WHOLE_MSG};
-    if ((s = ucp_worker_set_am_recv_handler(u->worker, &hp)) != UCS_OK)
-        return snprintf(why, wlen, "ucp_worker_set_am_recv_handler failed: %s",
-                        ucs_status_string(s)), 0;
+    if (!(u->proc = proc_get(ch, why, wlen)))
+        return 0;
+    u->worker = u->proc->worker;
+    if (!chan_register(u->proc, ch))
+        return snprintf(why, wlen, "out of memory"), 0;
     ucp_mem_map_params_t mp = {.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
                                              UCP_MEM_MAP_PARAM_FIELD_LENGTH,
                                .address = ch->base,
                                .length = ch->box_bytes};
-    if ((s = ucp_mem_map(u->ctx, &mp, &u->mbox)) != UCS_OK)
+    ucs_status_t s;
+    if ((s = ucp_mem_map(u->proc->ctx, &mp, &u->mbox)) != UCS_OK)
         return u->mbox = NULL,
                snprintf(why, wlen, "ucp_mem_map of the mailbox failed: %s", ucs_status_string(s)), 0;
-    if ((s = ucp_rkey_pack(u->ctx, u->mbox, rkey, rlen)) != UCS_OK)
+    if ((s = ucp_rkey_pack(u->proc->ctx, u->mbox, rkey, rlen)) != UCS_OK)
         return snprintf(why, wlen, "ucp_rkey_pack failed: %s", ucs_status_string(s)), 0;
     if ((s = ucp_worker_get_address(u->worker, addr, alen)) != UCS_OK) {
         ucp_rkey_buffer_release(*rkey);
@@ -491,36 +670,43 @@ static int local_init(pc_chan_t *ch, ucp_address_t **addr, size_t *alen, void **
     return 1;
 }
 
-/* Each rank's blob: its mailbox address, then its worker address, then its
- * packed mailbox key. */
-static int connect_all(pc_chan_t *ch, const char *all, const int *len, const int *off, char *why,
-                       size_t wlen)
+/* Each rank's blob: its mailbox address, its worker address's length and
+ * its channel's number, then the worker address, then the packed key. */
+typedef struct {
+    uint64_t base, alen, chan;
+} pc_ucx_blob_t;
+
+static int connect_all(pc_chan_t *ch, const char *all, const int *off, int *reach, int *kept,
+                       char *why, size_t wlen)
 {
     struct pc_ucx *u = ch->ucx;
     int n = ch->peers.size;
     u->ep = calloc((size_t)n, sizeof *u->ep);
     u->rkey = calloc((size_t)n, sizeof *u->rkey);
     u->rbase = calloc((size_t)n, sizeof *u->rbase);
-    if (!u->ep || !u->rkey || !u->rbase)
+    u->chan = calloc((size_t)n, sizeof *u->chan);
+    if (!u->ep || !u->rkey || !u->rbase || !u->chan)
         return snprintf(why, wlen, "out of memory"), 0;
-    for (int r = 0; r < n; r++, u->neps = r) {
+    for (int r = 0; r < n; r++, u->nkeys = r) {
         const char *b = all + off[r];
-        uint64_t hdr[2]; /* mailbox address, worker address length */
-        memcpy(hdr, b, sizeof hdr);
-        u->rbase[r] = hdr[0];
-        ucp_ep_params_t ep = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
-                              .address = (const ucp_address_t *)(b + sizeof hdr)};
-        ucs_status_t s = ucp_ep_create(u->worker, &ep, &u->ep[r]);
+        pc_ucx_blob_t hdr;
+        memcpy(&hdr, b, sizeof hdr);
+        u->rbase[r] = hdr.base;
+        u->chan[r] = (uint32_t)hdr.chan;
+        if (pc_on_shm(ch, r)) /* (the shm transport's) */
+            continue;
+        ++*reach;
+        int old;
+        ucs_status_t s = peer_ep(u->proc, b + sizeof hdr, hdr.alen, &u->ep[r], &old);
+        *kept += old;
         if (s != UCS_OK)
-            return u->ep[r] = NULL,
-                   snprintf(why, wlen, "no UCX transport reaches rank %d: %s", r,
+            return snprintf(why, wlen, "no UCX transport reaches rank %d: %s", r,
                             ucs_status_string(s)), 0;
-        s = ucp_ep_rkey_unpack(u->ep[r], b + sizeof hdr + hdr[1], &u->rkey[r]);
+        s = ucp_ep_rkey_unpack(u->ep[r], b + sizeof hdr + hdr.alen, &u->rkey[r]);
         if (s != UCS_OK)
             return u->rkey[r] = NULL,
                    snprintf(why, wlen, "rank %d's mailbox key does not unpack: %s", r,
                             ucs_status_string(s)), 0;
-        (void)len;
     }
     return 1;
 }
@@ -539,12 +725,12 @@ int pc_ucx_create(pc_chan_t *ch, char *why, size_t wlen)
     else
         ok = local_init(ch, &addr, &alen, &rkey, &rlen, why, wlen);
     /* every rank takes part in every step below, whatever its own state */
-    uint64_t hdr[2] = {(uint64_t)(uintptr_t)ch->base, alen};
+    pc_ucx_blob_t hdr = {(uint64_t)(uintptr_t)ch->base, alen, ok ? ch->ucx->id : 0};
     int mine = ok ? (int)(sizeof hdr + alen + rlen) : 0;
     char *blob = malloc((size_t)mine + 1), *all = NULL;
     int *len = calloc((size_t)p->size, sizeof *len), *off = calloc((size_t)p->size, sizeof *off);
     if (ok && blob) {
-        memcpy(blob, hdr, sizeof hdr);
+        memcpy(blob, &hdr, sizeof hdr);
         memcpy(blob + sizeof hdr, addr, alen);
         memcpy(blob + sizeof hdr + alen, rkey, rlen);
     }
@@ -563,7 +749,9 @@ int pc_ucx_create(pc_chan_t *ch, char *why, size_t wlen)
         rc = PMPI_Allgatherv(blob, mine, MPI_BYTE, all, len, off, MPI_BYTE, p->comm);
     if (ok && !all_ok)
         snprintf(why, wlen, "UCX did not initialize on another rank");
-    ok = ok && all_ok && all && rc == MPI_SUCCESS && connect_all(ch, all, len, off, why, wlen);
+    int reach = 0, kept = 0;
+    ok = ok && all_ok && all && rc == MPI_SUCCESS &&
+         connect_all(ch, all, off, &reach, &kept, why, wlen);
     int every = 0;
     if (rc == MPI_SUCCESS)
         rc = PMPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, p->comm);
@@ -575,6 +763,9 @@ int pc_ucx_create(pc_chan_t *ch, char *why, size_t wlen)
         return rc;
     }
     ch->remote = &pc_transport_ucx;
+    if (p->cfg->verbose && p->rank == 0)
+        pc_log("ucx: %d of the %d processes it reaches through UCX by endpoints kept from an "
+               "earlier communicator", kept, reach);
     return wire_up(ch);
 }
 
@@ -588,5 +779,7 @@ int pc_ucx_create(pc_chan_t *ch, char *why, size_t wlen)
 }
 
 void pc_ucx_free(pc_chan_t *ch) { PC_UNUSED(ch); }
+
+void pc_ucx_proc_free(struct pc_ucx_proc **pp) { PC_UNUSED(pp); }
 
 #endif

@@ -45,9 +45,11 @@ static void poke_progress(pc_chan_t *ch, unsigned spins)
      * for: the library is entered one poll in PC_LIBRARY_POKE_EVERY, for a
      * peer's read of this rank's progress word and the library's own. */
     int own = ch->remote && ch->remote->progress;
-    if (!own || spins % PC_LIBRARY_POKE_EVERY == 1)
+    if (!own || spins % PC_LIBRARY_POKE_EVERY == 0)
         PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, ch->peers.comm, &flag, MPI_STATUS_IGNORE);
-    if (ch->have_win)
+    /* (the mailbox window's memory model; the ucx transport's messages are
+     * stored by this process's own handler) */
+    if (ch->have_win && !own)
         PMPI_Win_sync(ch->win);
     if (own)
         ch->remote->progress(ch);

@@ -75,8 +75,9 @@ static const pc_param_t p_regcache = {
 static const pc_param_t p_transport = {
     .env = "PACOLL_TRANSPORT", .kind = PC_PARAM_CHOICE, .dflt = PC_TRANSPORT_AUTO,
     .choices = transport_names, .nchoices = 3,
-    .help = "auto: shared memory on a host, MPI RMA between hosts; rma: MPI RMA everywhere; "
-            "ucx: UCX for every peer (MPI RMA where UCX cannot be used)"};
+    .help = "auto: shared memory on a host, UCX between hosts where the build has it (else, or "
+            "where UCX does not come up, MPI RMA); rma: MPI RMA everywhere; ucx: UCX for every "
+            "peer (MPI RMA where UCX cannot be used)"};
 /* Single-copy wins above 4 KB on one host (docs/ARCHITECTURE.md). */
 static const pc_param_t p_eager = {
     .env = "PACOLL_EAGER", .kind = PC_PARAM_SIZE, .dflt = 4096, .lo = 0, .hi = 0x1p63,

@@ -34,6 +34,7 @@ static void context_free(pc_context_t *ctx)
         ctx->learned_free(ctx->learned);
     if (ctx->nb_end)
         ctx->nb_end(ctx, 1);
+    pc_ucx_proc_free(&ctx->ucx);
     free(ctx->rules_path);
     for (int i = 0; i < ctx->nreasons; i++)
         free(ctx->reasons[i]);

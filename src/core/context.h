@@ -58,6 +58,9 @@ typedef struct pc_context {
     void (*learned_free)(void *learned);
     uint64_t learn_trials, learn_decisions, learn_revisits;
     double learn_lost; /* seconds */
+    /* The ucx transport's process-wide context, worker and endpoints
+     * (channel/ucx.c): every team's channel shares them; freed last. */
+    struct pc_ucx_proc *ucx;
     /* Nonblocking collectives (api/nonblocking.c): the fiber running now
      * (NULL: the caller's own stack; the wait layer yields from it: team.c),
      * and the scheduler's state, ended at MPI_Finalize before the teams are

@@ -113,6 +113,7 @@ static void fill_peers(pacoll_team_t *t)
         .local_size = t->local_size,
         .local_ranks = t->node_ranks + t->node_first[t->node],
         .cfg = &t->cfg.chan,
+        .ucx_proc = pc_context_now() ? &pc_context_now()->ucx : NULL,
         .owner = t,
         /* the verdict's probe costs a simulated run modelled time, and the
          * simulated programs are legal ones: no guard there */

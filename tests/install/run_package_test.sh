@@ -138,6 +138,14 @@ if [ -n "$runtime" ]; then
 else
     nodpkg_mpi "$deb"
 fi
+# ... and of UCX's, where it links UCX (the ucx transport)
+ucplib=$(ldd "$work/root$L/libpacoll.so.0" | awk '/libucp\.so/ {print $3; exit}')
+if [ -n "$ucplib" ]; then
+    ucxpkg=$(dpkg-query -S "$(readlink -f "$ucplib")" 2>/dev/null | head -1 | cut -d: -f1)
+    echo "package test: libpacoll.so loads $ucplib, of package ${ucxpkg:-?}"
+    [ -z "$ucxpkg" ] || grep -Eq "(^|, )$ucxpkg( |,|$)" <<<"$(dpkg-deb -f "$deb" Depends)" ||
+        fail "Depends does not name $ucxpkg"
+fi
 IC_SYSTEM_LAYOUT=1 installed_checks "$work/root/usr" "$work/checks-deb" || fail "the unpacked .deb's tools"
 
 mkdir -p "$work/tgz"

@@ -28,12 +28,14 @@ class Pacoll(CMakePackage):
 
     variant("fortran", default=True, description="Build the Fortran interposition tests")
     variant("tests", default=False, description="Build the test suite (ctest)")
+    variant("ucx", default=True, description="The ucx transport between hosts (UCX active messages)")
 
     depends_on("c", type="build")
     depends_on("fortran", type="build", when="+fortran")
     depends_on("cmake@3.18:", type="build")
     depends_on("pkgconfig", type="build")
     depends_on("mpi@3:")
+    depends_on("ucx", when="+ucx")
     # pacoll-run is a bash script; pacoll-report (python/) is a separate pip package
     depends_on("bash", type="run")
 
@@ -44,6 +46,7 @@ class Pacoll(CMakePackage):
             self.define("MPIEXEC_EXECUTABLE", join_path(spec["mpi"].prefix.bin, "mpiexec")),
             self.define_from_variant("PACOLL_FORTRAN", "fortran"),
             self.define_from_variant("PACOLL_BUILD_TESTS", "tests"),
+            self.define("PACOLL_UCX", "ON" if spec.satisfies("+ucx") else "OFF"),
         ]
         if spec.satisfies("+fortran"):
             args.append(self.define("MPI_Fortran_COMPILER", spec["mpi"].mpifc))

@@ -34,6 +34,7 @@ AFTER = "last_arrival_to_last_exit_us"     # the part of it after the last arriv
 SKEW = "imbalance_us"                      # mean of (last arrival - first arrival)
 PEER_PREFIX = "native:"
 AUTO_PREFIX = "auto:"
+LEARN_PREFIX = "auto-learn:"
 # "within 5% of the bound": time <= NEAR x bound
 NEAR = 1.05
 # SimGrid's cross traffic: every flow also loads its reverse route with 5% of
@@ -516,7 +517,7 @@ def best(times: Dict[str, float], pick) -> Optional[Tuple[str, float]]:
 
 def is_pacoll(name: str) -> bool:
     """pacoll's forced algorithms (auto is its choice among them or native)."""
-    return not name.startswith((PEER_PREFIX, AUTO_PREFIX)) and name != "native"
+    return not name.startswith((PEER_PREFIX, AUTO_PREFIX, LEARN_PREFIX)) and name != "native"
 
 
 def run_points(exp: str, key: str, run: dict, platforms_dir: str,

@@ -86,9 +86,10 @@ class Stat:
 
     @property
     def auto(self) -> bool:
-        """pacoll's own choice ('auto', or 'auto:PEER' from sim/run): 'ran'
-        names what it chose, not a fallback."""
-        return self.name == "auto" or self.name.startswith("auto:")
+        """pacoll's own choice ('auto', or 'auto:PEER' and 'auto-learn:PEER'
+        from sim/run): 'ran' names what it chose, not a fallback, and it is
+        never one of pacoll's forced algorithms."""
+        return self.name == "auto" or self.name.startswith(("auto:", "auto-learn:"))
 
     @property
     def fallback(self) -> bool:

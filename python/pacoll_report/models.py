@@ -29,7 +29,7 @@ from typing import Dict, List, Optional, Tuple
 
 from . import bounds
 from .load import read_json, summary_median
-from .results import (AUTO_PREFIX, METRICS, PEER_PREFIX, SELECTORS, Published, ResultsError,
+from .results import (AUTO_PREFIX, LEARN_PREFIX, METRICS, PEER_PREFIX, SELECTORS, Published, ResultsError,
                       claim_row, find_root, geomean, load_claims, md_table)
 from .units import size_label
 
@@ -68,7 +68,7 @@ def points(folder: str) -> Dict[Tuple[str, int], Dict[str, float]]:
 def best(t: Dict[str, float], peer: bool) -> Optional[Tuple[float, str]]:
     """(time, name) of the fastest peer (native:X) or pacoll algorithm."""
     c = [(v, n) for n, v in t.items()
-         if n.startswith(PEER_PREFIX) == peer and not n.startswith(AUTO_PREFIX)]
+         if n.startswith(PEER_PREFIX) == peer and not n.startswith((AUTO_PREFIX, LEARN_PREFIX))]
     return min(c) if c else None
 
 

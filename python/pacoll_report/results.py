@@ -29,6 +29,7 @@ from .units import fmt_us, size_label
 
 PEER_PREFIX = "native:"
 AUTO_PREFIX = "auto:"        # pacoll's auto on top of a selector (sim/run)
+LEARN_PREFIX = "auto-learn:"  # the same, learning in place on every shape (sim/run)
 SELECTORS = ("ompi", "mpich", "mvapich2")
 # an auto point counts as slower than native below this ratio (native / auto):
 # simulated times are deterministic, so 3% is a real loss, not noise
@@ -247,7 +248,8 @@ def runs_table(pub_root: str) -> str:
                 r = read_json(os.path.join(d, fn), "published run", ResultsError)
                 algos = r.get("settings", {}).get("algorithms", [])
                 # pacoll's forced algorithms (auto has its own column)
-                mine = [a for a in algos if not a.startswith((PEER_PREFIX, AUTO_PREFIX))]
+                mine = [a for a in algos
+                        if not a.startswith((PEER_PREFIX, AUTO_PREFIX, LEARN_PREFIX))]
                 ratios = []
                 for res in r.get("results", []):
                     t = {a["name"]: summary_median(a, "avg_us") for a in res.get("algos", [])}

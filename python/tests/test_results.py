@@ -893,3 +893,16 @@ def test_compare_models_times_gather_by_its_completion(tmp_path):
                 algo("direct", 10.0, 20.0), algo("native:mvapich2", 1.0, 40.0)]}]}, f)
     assert models.ratio(models.points(str(tmp_path / "gather"))[("x", 8)])[0] == 2.0
     assert models.ratio(models.points(str(tmp_path / "alltoall"))[("x", 8)])[0] == 0.1
+
+
+def test_learning_rows_are_never_pacolls_forced_algorithm():
+    # sim/run's auto-learn:PEER rows are pacoll's choice, as auto:PEER are:
+    # never the "best pacoll algorithm" of a point, nor a fallback
+    from pacoll_report import bounds, models
+    from pacoll_report.load import Stat
+    t = {"native:ompi": 10.0, "direct": 8.0, "auto:ompi": 7.0, "auto-learn:ompi": 5.0}
+    assert models.best(t, False) == (8.0, "direct")
+    assert bounds.is_pacoll("direct") and not bounds.is_pacoll("auto-learn:ompi")
+    s = Stat.__new__(Stat)
+    s.name, s.ran = "auto-learn:ompi", "native"
+    assert s.auto and not s.fallback

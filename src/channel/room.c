@@ -28,8 +28,8 @@ static size_t mem_available(void)
 }
 
 /* Open MPI's osc/sm backs MPI_Win_allocate_shared with a file in its
- * osc_sm_backing_directory (/dev/shm where writable, else the session
- * directory under TMPDIR); MPICH maps files in /dev/shm.  The MCA parameter
+ * osc_sm_backing_directory (/dev/shm where writable, else the job's
+ * own directory under TMPDIR); MPICH maps files in /dev/shm.  The MCA parameter
  * is read from the environment (mpirun --mca sets it there): asking MPI_T
  * took hundreds of milliseconds per query, as it registers every variable
  * of every component again. */

@@ -79,7 +79,6 @@ struct pc_ucx_proc {
 struct pc_ucx {
     struct pc_ucx_proc *proc;
     uint32_t id;        /* how messages name this channel */
-    ucp_worker_h worker; /* the process's */
     ucp_mem_h mbox;
     ucp_ep_h *ep;       /* [size] the process's, kept there (NULL: a peer on shm) */
     ucp_rkey_h *rkey;   /* [size] each peer's mailbox */
@@ -117,7 +116,7 @@ static int started(struct pc_ucx *u, ucs_status_ptr_t sp, const char *what)
 static int quiesce(struct pc_ucx *u)
 {
     while (u->inflight > 0)
-        ucp_worker_progress(u->worker);
+        ucp_worker_progress(u->proc->worker);
     u->nhdrs = 0;
     if (u->err != UCS_OK) {
         pc_log("ucx: a send failed: %s", ucs_status_string(u->err));
@@ -351,7 +350,7 @@ static int flush(pc_call_t *c)
 {
     pc_chan_t *ch = c->ch;
     struct pc_ucx *u = ch->ucx;
-    ucp_worker_progress(u->worker);
+    ucp_worker_progress(u->proc->worker);
     PC_WAIT_UNTIL(&c->w, u->inflight == 0, -1);
     ch->unflushed = 0;
     return quiesce(u);
@@ -363,7 +362,7 @@ static int call_end(pc_chan_t *ch)
     return quiesce(ch->ucx);
 }
 
-static void progress(pc_chan_t *ch) { ucp_worker_progress(ch->ucx->worker); }
+static void progress(pc_chan_t *ch) { ucp_worker_progress(ch->ucx->proc->worker); }
 
 static const pc_transport_t pc_transport_ucx = {
     .name = "ucx",
@@ -391,6 +390,50 @@ static const pc_transport_t pc_transport_ucx = {
 
 /* ------------------------------------------------------------- set-up */
 
+/* A request UCX started (NULL: it completed at once), progressed to its end. */
+static void wait_request(ucp_worker_h worker, ucs_status_ptr_t sp)
+{
+    if (!sp || UCS_PTR_IS_ERR(sp))
+        return;
+    while (ucp_request_check_status(sp) == UCS_INPROGRESS)
+        ucp_worker_progress(worker);
+    ucp_request_free(sp);
+}
+
+/* The process's context and worker, its handler set: NULL, or the name of
+ * the step that failed with *s. */
+static const char *proc_start(struct pc_ucx_proc *proc, size_t neps, ucs_status_t *s)
+{
+    ucp_config_t *cfg;
+    /* PACOLL_UCX_<name> overrides UCX_<name> for pacoll's context only (the
+     * MPI library's own UCX keeps UCX_<name>) */
+    if ((*s = ucp_config_read("PACOLL", NULL, &cfg)) != UCS_OK)
+        return "ucp_config_read";
+    ucp_params_t prm = {.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
+                        .features = UCP_FEATURE_RMA | UCP_FEATURE_AM,
+                        .estimated_num_eps = neps};
+    *s = ucp_init(&prm, cfg, &proc->ctx);
+    ucp_config_release(cfg);
+    if (*s != UCS_OK)
+        return proc->ctx = NULL, "ucp_init";
+    /* one thread at a time: pacoll runs no collective under MPI_THREAD_MULTIPLE */
+    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+                              .thread_mode = UCS_THREAD_MODE_SERIALIZED};
+    if ((*s = ucp_worker_create(proc->ctx, &wp, &proc->worker)) != UCS_OK)
+        return proc->worker = NULL, "ucp_worker_create";
+    ucp_am_handler_param_t hp = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
+                                               UCP_AM_HANDLER_PARAM_FIELD_CB |
+                                               UCP_AM_HANDLER_PARAM_FIELD_ARG |
+                                               UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
+                                 .id = PC_UCX_AM_WRITE,
+                                 .cb = am_write,
+                                 .arg = proc,
+                                 .flags = UCP_AM_FLAG_WHOLE_MSG};
+    if ((*s = ucp_worker_set_am_recv_handler(proc->worker, &hp)) != UCS_OK)
+        return "ucp_worker_set_am_recv_handler";
+    return NULL;
+}
+
 /* The process's UCX: made by the first team that wants it, freed with the
  * process context (pc_ucx_proc_free).  A failure is kept, so that later
  * teams do not try again (each still takes part in the agreement). */
@@ -402,55 +445,21 @@ static struct pc_ucx_proc *proc_get(pc_chan_t *ch, char *why, size_t wlen)
     if (!*pp && !(*pp = calloc(1, sizeof **pp)))
         return snprintf(why, wlen, "out of memory"), NULL;
     proc = *pp;
+    if (!proc->failed[0] && !proc->worker) {
+        ucs_status_t s;
+        const char *step = proc_start(proc, (size_t)ch->peers.size, &s);
+        if (step) {
+            snprintf(proc->failed, sizeof proc->failed, "%s failed: %s", step,
+                     ucs_status_string(s));
+            if (proc->worker)
+                ucp_worker_destroy(proc->worker), proc->worker = NULL;
+            if (proc->ctx)
+                ucp_cleanup(proc->ctx), proc->ctx = NULL;
+        }
+    }
     if (proc->failed[0])
         return snprintf(why, wlen, "%s", proc->failed), NULL;
-    if (proc->worker)
-        return proc;
-    ucp_config_t *cfg;
-    /* PACOLL_UCX_<name> overrides UCX_<name> for pacoll's context only (the
-     * MPI library's own UCX keeps UCX_<name>) */
-    ucs_status_t s = ucp_config_read("PACOLL", NULL, &cfg);
-    if (s != UCS_OK) {
-        snprintf(proc->failed, sizeof proc->failed, "ucp_config_read failed: %s",
-                 ucs_status_string(s));
-        return snprintf(why, wlen, "%s", proc->failed), NULL;
-    }
-    ucp_params_t prm = {.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
-                        .features = UCP_FEATURE_RMA | UCP_FEATURE_AM,
-                        .estimated_num_eps = (size_t)ch->peers.size};
-    s = ucp_init(&prm, cfg, &proc->ctx);
-    ucp_config_release(cfg);
-    if (s != UCS_OK) {
-        proc->ctx = NULL;
-        snprintf(proc->failed, sizeof proc->failed, "ucp_init failed: %s", ucs_status_string(s));
-        return snprintf(why, wlen, "%s", proc->failed), NULL;
-    }
-    /* one thread at a time: pacoll runs no collective under MPI_THREAD_MULTIPLE */
-    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-                              .thread_mode = UCS_THREAD_MODE_SERIALIZED};
-    if ((s = ucp_worker_create(proc->ctx, &wp, &proc->worker)) == UCS_OK) {
-        ucp_am_handler_param_t hp = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
-                                                   UCP_AM_HANDLER_PARAM_FIELD_CB |
-                                                   UCP_AM_HANDLER_PARAM_FIELD_ARG |
-                                                   UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
-                                     .id = PC_UCX_AM_WRITE,
-                                     .cb = am_write,
-                                     .arg = proc,
-                                     .flags = UCP_AM_FLAG_WHOLE_MSG};
-        if ((s = ucp_worker_set_am_recv_handler(proc->worker, &hp)) == UCS_OK)
-            return proc;
-        ucp_worker_destroy(proc->worker);
-        proc->worker = NULL;
-        snprintf(proc->failed, sizeof proc->failed, "ucp_worker_set_am_recv_handler failed: %s",
-                 ucs_status_string(s));
-    } else {
-        proc->worker = NULL;
-        snprintf(proc->failed, sizeof proc->failed, "ucp_worker_create failed: %s",
-                 ucs_status_string(s));
-    }
-    ucp_cleanup(proc->ctx);
-    proc->ctx = NULL;
-    return snprintf(why, wlen, "%s", proc->failed), NULL;
+    return proc;
 }
 
 static uint64_t addr_hash(const void *a, size_t n)
@@ -566,12 +575,7 @@ void pc_ucx_proc_free(struct pc_ucx_proc **pp)
          * when the team went (flush_together) */
         ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
                                    .flags = UCP_EP_CLOSE_FLAG_FORCE};
-        ucs_status_ptr_t sp = ucp_ep_close_nbx(p->ep, &prm);
-        if (sp && !UCS_PTR_IS_ERR(sp)) {
-            while (ucp_request_check_status(sp) == UCS_INPROGRESS)
-                ucp_worker_progress(proc->worker);
-            ucp_request_free(sp);
-        }
+        wait_request(proc->worker, ucp_ep_close_nbx(p->ep, &prm));
         free(p->addr);
     }
     if (proc->worker)
@@ -593,19 +597,14 @@ static void flush_together(pc_chan_t *ch)
 {
     struct pc_ucx *u = ch->ucx;
     ucp_request_param_t prm = {.op_attr_mask = 0};
-    for (int r = 0; r < u->nkeys; r++) {
-        ucs_status_ptr_t sp = u->ep[r] ? ucp_ep_flush_nbx(u->ep[r], &prm) : NULL;
-        if (sp && !UCS_PTR_IS_ERR(sp)) {
-            while (ucp_request_check_status(sp) == UCS_INPROGRESS)
-                ucp_worker_progress(u->worker);
-            ucp_request_free(sp);
-        }
-    }
+    for (int r = 0; r < u->nkeys; r++)
+        if (u->ep[r])
+            wait_request(u->proc->worker, ucp_ep_flush_nbx(u->ep[r], &prm));
     MPI_Request req;
     int done = 0;
     if (PMPI_Ibarrier(ch->peers.comm, &req) == MPI_SUCCESS)
         while (PMPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
-            ucp_worker_progress(u->worker);
+            ucp_worker_progress(u->proc->worker);
 }
 
 void pc_ucx_free(pc_chan_t *ch)
@@ -649,7 +648,6 @@ static int local_init(pc_chan_t *ch, ucp_address_t **addr, size_t *alen, void **
     struct pc_ucx *u = ch->ucx;
     if (!(u->proc = proc_get(ch, why, wlen)))
         return 0;
-    u->worker = u->proc->worker;
     if (!chan_register(u->proc, ch))
         return snprintf(why, wlen, "out of memory"), 0;
     ucp_mem_map_params_t mp = {.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
@@ -662,7 +660,7 @@ static int local_init(pc_chan_t *ch, ucp_address_t **addr, size_t *alen, void **
                snprintf(why, wlen, "ucp_mem_map of the mailbox failed: %s", ucs_status_string(s)), 0;
     if ((s = ucp_rkey_pack(u->proc->ctx, u->mbox, rkey, rlen)) != UCS_OK)
         return snprintf(why, wlen, "ucp_rkey_pack failed: %s", ucs_status_string(s)), 0;
-    if ((s = ucp_worker_get_address(u->worker, addr, alen)) != UCS_OK) {
+    if ((s = ucp_worker_get_address(u->proc->worker, addr, alen)) != UCS_OK) {
         ucp_rkey_buffer_release(*rkey);
         *rkey = NULL;
         return snprintf(why, wlen, "ucp_worker_get_address failed: %s", ucs_status_string(s)), 0;
@@ -735,7 +733,7 @@ int pc_ucx_create(pc_chan_t *ch, char *why, size_t wlen)
         memcpy(blob + sizeof hdr + alen, rkey, rlen);
     }
     if (addr)
-        ucp_worker_release_address(ch->ucx->worker, addr);
+        ucp_worker_release_address(ch->ucx->proc->worker, addr);
     if (rkey)
         ucp_rkey_buffer_release(rkey);
     int rc = PMPI_Allgather(&mine, 1, MPI_INT, len, 1, MPI_INT, p->comm);

@@ -96,6 +96,7 @@ static int yield_hook(void *owner)
 /* What the channel and the node segment may see of the team. */
 static void fill_peers(pacoll_team_t *t)
 {
+    pc_context_t *ctx = pc_context_now();
     t->peers = (pc_peers_t){
         .comm = t->comm,
         .user = t->user,
@@ -113,7 +114,7 @@ static void fill_peers(pacoll_team_t *t)
         .local_size = t->local_size,
         .local_ranks = t->node_ranks + t->node_first[t->node],
         .cfg = &t->cfg.chan,
-        .ucx_proc = pc_context_now() ? &pc_context_now()->ucx : NULL,
+        .ucx_proc = ctx ? &ctx->ucx : NULL,
         .owner = t,
         /* the verdict's probe costs a simulated run modelled time, and the
          * simulated programs are legal ones: no guard there */

@@ -252,14 +252,21 @@ static size_t slot_bytes(const pc_chan_t *ch, int peer) { return pc_on_shm(ch, p
 
 int pc_slot_fits(const pc_call_t *c, int peer, size_t n) { return n <= slot_bytes(c->ch, peer); }
 
+/* The largest copy-based block to peer: the transport's limit (the same
+ * on both sides: a team's ranks reach each other by one transport). */
+static size_t eager_limit(const pc_chan_t *ch, int peer)
+{
+    return pc_on_shm(ch, peer) ? ch->peers.cfg->eager_bytes : ch->remote_eager;
+}
+
 int pc_eager_fits(const pc_call_t *c, int peer, size_t n)
 {
-    return pc_slot_fits(c, peer, n) && n <= c->ch->peers.cfg->eager_bytes;
+    return pc_slot_fits(c, peer, n) && n <= eager_limit(c->ch, peer);
 }
 
 size_t pc_eager_capacity(const pc_call_t *c, int peer)
 {
-    size_t slot = slot_bytes(c->ch, peer), eager = c->ch->peers.cfg->eager_bytes;
+    size_t slot = slot_bytes(c->ch, peer), eager = eager_limit(c->ch, peer);
     return slot < eager ? slot : eager;
 }
 

@@ -104,6 +104,7 @@ typedef struct pc_chan {
     char *base;       /* my mailbox in win */
     size_t box_bytes; /* size of one mailbox in win */
     size_t slot;      /* eager slot bytes in win (0: no eager over RMA) */
+    size_t remote_eager; /* largest copy-based block to a remote peer: the remote transport's */
     /* shared memory: mailboxes of the ranks on my host */
     int have_shm;
     MPI_Win shm_win;

@@ -168,10 +168,10 @@ const pc_transport_t pc_transport_mpi_rma = {
 
 /* ------------------------------------------------------------- set-up */
 
-int pc_rma_windows_create(pc_chan_t *ch)
+int pc_rma_windows_create(pc_chan_t *ch, size_t eager)
 {
     const pc_peers_t *p = &ch->peers;
-    ch->slot = pc_slot_size(ch, p->size);
+    ch->slot = pc_slot_size(ch, p->size, eager);
     ch->box_bytes = pc_box_bytes(p->size, ch->slot);
     MPI_Info info;
     PMPI_Info_create(&info);

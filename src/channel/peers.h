@@ -28,6 +28,7 @@ typedef struct pc_chan_cfg {
     int transport;      /* PACOLL_TRANSPORT: enum pc_transport_choice */
     int regcache;       /* PACOLL_REGCACHE: 0 attaches for one call only */
     size_t eager_bytes; /* PACOLL_EAGER: largest copy-based message */
+    size_t net_eager;   /* PACOLL_NET_EAGER: largest copy-based message to a UCX peer */
     size_t zcopy_eager; /* PACOLL_ZCOPY_EAGER: largest zero-copy block in one UCX eager message */
     size_t slot_want;   /* the largest eager block any algorithm asked for
                            (>= eager_bytes; parameters flagged PC_PARAM_SLOT) */

@@ -6,15 +6,16 @@
 
 static size_t floor_line(size_t n) { return n / PC_LINE * PC_LINE; }
 
-/* Eager slot size: the largest eager block wanted (PACOLL_EAGER, or an
- * algorithm's larger copy-based threshold), shrunk so that 3 slots per peer
- * fit the per-rank budget (the collective buffer must not grow with P
- * without bound: 1024 ranks x 3 x 8 KB would be 24 MB per rank). */
-size_t pc_slot_size(const pc_chan_t *ch, int npeers)
+/* Eager slot size: the largest eager block wanted (the transport's eager
+ * limit, or an algorithm's larger copy-based threshold), shrunk so that 3
+ * slots per peer fit the per-rank budget (the collective buffer must not
+ * grow with P without bound: 1024 ranks x 3 x 8 KB would be 24 MB per
+ * rank). */
+size_t pc_slot_size(const pc_chan_t *ch, int npeers, size_t eager)
 {
     const pc_chan_cfg_t *cfg = ch->peers.cfg;
     size_t per = cfg->slot_budget / ((size_t)PC_GENS * (size_t)(npeers > 0 ? npeers : 1));
-    size_t want = cfg->eager_bytes > cfg->slot_want ? cfg->eager_bytes : cfg->slot_want;
+    size_t want = eager > cfg->slot_want ? eager : cfg->slot_want;
     want = want < per ? want : per;
     return floor_line(PC_PLATFORM.slot_max(want));
 }
@@ -61,6 +62,7 @@ int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers, pc_room_t extra, int 
     const pc_peers_t *p = &ch->peers;
     int rc = MPI_SUCCESS;
     ch->remote = &pc_transport_mpi_rma;
+    ch->remote_eager = p->cfg->eager_bytes;
     ch->known_progress = calloc((size_t)p->size, sizeof *ch->known_progress);
     ch->progress_read = calloc((size_t)p->size, sizeof *ch->progress_read);
     ch->zputs = calloc((size_t)p->size, sizeof *ch->zputs);
@@ -85,7 +87,13 @@ int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers, pc_room_t extra, int 
      * and in the same reduction whether every host has room for all that
      * set-up allocates (room.h): else nothing is allocated anywhere. */
     int need = p->host_size < p->size || p->cfg->transport != PC_TRANSPORT_AUTO || (shm && !ch->cma);
-    size_t rma_box = need && p->size > 1 ? pc_box_bytes(p->size, pc_slot_size(ch, p->size)) : 0;
+    /* the mailboxes are UCX's too where it comes up: room for its eager limit */
+    int ucx = pc_chan_wants_ucx(p->cfg->transport, p->size, p->host_size);
+    size_t remote_eager = ucx ? pc_ucx_eager(p->cfg) : 0;
+    if (remote_eager < p->cfg->eager_bytes)
+        remote_eager = p->cfg->eager_bytes;
+    size_t rma_box =
+        need && p->size > 1 ? pc_box_bytes(p->size, pc_slot_size(ch, p->size, remote_eager)) : 0;
     pc_room_t r = extra;
     if (shm)
         r.shm = pc_room_add(r.shm, pc_shm_segment_bytes(ch));
@@ -105,8 +113,8 @@ int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers, pc_room_t extra, int 
     if (shm)
         rc = pc_shm_transport_create(ch);
     if (rc == MPI_SUCCESS && any[0] && p->size > 1)
-        rc = pc_rma_windows_create(ch);
-    if (rc == MPI_SUCCESS && ch->have_win && pc_chan_wants_ucx(p->cfg->transport, p->size, p->host_size))
+        rc = pc_rma_windows_create(ch, remote_eager);
+    if (rc == MPI_SUCCESS && ch->have_win && ucx)
         rc = remote_transport(ch);
     return rc;
 }

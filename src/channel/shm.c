@@ -191,7 +191,7 @@ size_t pc_shm_segment_bytes(const pc_chan_t *ch)
 
 void pc_shm_probe(pc_chan_t *ch)
 {
-    ch->shm_slot = pc_slot_size(ch, ch->peers.host_size);
+    ch->shm_slot = pc_slot_size(ch, ch->peers.host_size, ch->peers.cfg->eager_bytes);
     ch->shm_box_bytes = pc_box_bytes(ch->peers.host_size, ch->shm_slot);
     ch->cma = probe_cma(&ch->peers);
 }

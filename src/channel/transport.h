@@ -167,15 +167,21 @@ void pc_shm_probe(pc_chan_t *ch);
 int pc_shm_transport_create(pc_chan_t *ch);
 /* The host's segment: its mailboxes and the platform's entry bookkeeping. */
 size_t pc_shm_segment_bytes(const pc_chan_t *ch);
-int pc_rma_windows_create(pc_chan_t *ch);
+/* eager: the largest copy-based block the remote transport may send (its
+ * slots are sized for it) */
+int pc_rma_windows_create(pc_chan_t *ch, size_t eager);
 /* After the windows (collective over the team): makes ucx the remote
  * transport if UCX comes up on every rank and reaches every peer; else
  * names why in why and keeps mpi_rma (MPI_SUCCESS either way, an error
  * only from MPI).  pc_ucx_free (collective) before the windows go. */
 int pc_ucx_create(pc_chan_t *ch, char *why, size_t wlen);
 void pc_ucx_free(pc_chan_t *ch);
-/* The eager slot size for n peers within PACOLL_SLOT_BUDGET. */
-size_t pc_slot_size(const pc_chan_t *ch, int npeers);
+/* The ucx transport's eager limit (PACOLL_NET_EAGER; 0 in a build without
+ * UCX). */
+size_t pc_ucx_eager(const pc_chan_cfg_t *cfg);
+/* The eager slot size for n peers within PACOLL_SLOT_BUDGET, for blocks up
+ * to eager. */
+size_t pc_slot_size(const pc_chan_t *ch, int npeers, size_t eager);
 
 /* Registration cache (regcache.c): attaches a receive buffer to the
  * dynamic window, once per call. */

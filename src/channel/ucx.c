@@ -709,6 +709,11 @@ static int connect_all(pc_chan_t *ch, const char *all, const int *off, int *reac
     return 1;
 }
 
+size_t pc_ucx_eager(const pc_chan_cfg_t *cfg)
+{
+    return cfg->net_eager;
+}
+
 int pc_ucx_create(pc_chan_t *ch, char *why, size_t wlen)
 {
     if (ch->peers.size < 2)
@@ -761,6 +766,7 @@ int pc_ucx_create(pc_chan_t *ch, char *why, size_t wlen)
         return rc;
     }
     ch->remote = &pc_transport_ucx;
+    ch->remote_eager = pc_ucx_eager(p->cfg);
     if (p->cfg->verbose && p->rank == 0)
         pc_log("ucx: %d of the %d processes it reaches through UCX by endpoints kept from an "
                "earlier communicator", kept, reach);
@@ -768,6 +774,12 @@ int pc_ucx_create(pc_chan_t *ch, char *why, size_t wlen)
 }
 
 #else /* no UCX in this build */
+
+size_t pc_ucx_eager(const pc_chan_cfg_t *cfg)
+{
+    PC_UNUSED(cfg);
+    return 0;
+}
 
 int pc_ucx_create(pc_chan_t *ch, char *why, size_t wlen)
 {

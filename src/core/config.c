@@ -81,7 +81,18 @@ static const pc_param_t p_transport = {
 /* Single-copy wins above 4 KB on one host (docs/ARCHITECTURE.md). */
 static const pc_param_t p_eager = {
     .env = "PACOLL_EAGER", .kind = PC_PARAM_SIZE, .dflt = 4096, .lo = 0, .hi = 0x1p63,
-    .help = "largest block sent copy-based through the pre-registered slots"};
+    .help = "largest block sent copy-based through the pre-registered slots (to a peer on the "
+            "host, or over MPI RMA; PACOLL_NET_EAGER over UCX)"};
+/* A copy-based block to a peer on another host costs a copy at each end;
+ * a zero-copy one waits for the receiver's advertisement, one network
+ * latency, which over a network outweighs copying some KB (where MPI
+ * libraries over InfiniBand put their eager limits, 12-17 KB; over TCP
+ * 8 KB went 0.9x -> 1.3-1.6x of the library's alltoall:
+ * docs/ARCHITECTURE.md, "The ucx transport"). */
+static const pc_param_t p_net_eager = {
+    .env = "PACOLL_NET_EAGER", .kind = PC_PARAM_SIZE, .dflt = 16384, .lo = 0, .hi = 0x1p63,
+    .help = "ucx transport: largest block sent copy-based through the pre-registered slots (above "
+            "it, zero-copy)"};
 /* Over TCP UCX's rendezvous costs several round trips on top of pacoll's
  * own advertisement, and an eager message up to 128 KB was faster than
  * the MPI library's own over the same transport (docs/ARCHITECTURE.md,
@@ -148,7 +159,7 @@ static const char *const other_names[] = {
 static const pc_param_t *const shared_params[] = {
     &p_ports, &p_stripe, &p_timeout, &p_stats, &p_learn, &p_verbose, &p_trace, &p_regcache, &p_transport,
     NULL};
-static const pc_param_t *const shared_params_2[] = {&p_eager, &p_zcopy_eager, &p_slot_budget, &p_shm_max, &p_nic,
+static const pc_param_t *const shared_params_2[] = {&p_eager, &p_net_eager, &p_zcopy_eager, &p_slot_budget, &p_shm_max, &p_nic,
                                                     NULL};
 
 /* ---------------------------------------------------------- reading */
@@ -314,6 +325,7 @@ void pc_config_read(pc_config_t *cfg)
     for (int i = 0; i < PC_PLATFORM_SETTINGS && pc_platform_settings[i]; i++)
         ch->platform[i] = read_param(cfg, pc_platform_settings[i]);
     ch->eager_bytes = (size_t)read_param(cfg, &p_eager);
+    ch->net_eager = (size_t)read_param(cfg, &p_net_eager);
     ch->zcopy_eager = (size_t)read_param(cfg, &p_zcopy_eager);
     ch->slot_budget = (size_t)read_param(cfg, &p_slot_budget);
     ch->shm_max = (size_t)read_param(cfg, &p_shm_max);

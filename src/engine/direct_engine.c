@@ -22,8 +22,8 @@ const pc_param_t pc_param_direct_order = {
 };
 
 /* pap_*: blocks up to this size go copy-based (docs/PAP.md, "Scheme
- * threshold"); unset (-1), it is PACOLL_EAGER, Direct's own limit, so the
- * PAP versions use Direct's scheme and are never slower without skew. */
+ * threshold"); unset (-1), it is the channel's eager limit, Direct's own, so
+ * the PAP versions use Direct's scheme and are never slower without skew. */
 const pc_param_t pc_param_pap_threshold = {
     .env = "PACOLL_PAP_THRESHOLD",
     .kind = PC_PARAM_SIZE,
@@ -31,8 +31,9 @@ const pc_param_t pc_param_pap_threshold = {
     .lo = 0,
     .hi = 0x1p63,
     .flags = PC_PARAM_SLOT,
-    .help = "pap_*: largest block sent copy-based (the slots are sized for it); default PACOLL_EAGER",
-    .dflt_text = "PACOLL_EAGER",
+    .help = "pap_*: largest block sent copy-based (the slots are sized for it); default the "
+            "transport's eager limit",
+    .dflt_text = "PACOLL_EAGER or PACOLL_NET_EAGER",
 };
 
 /* pap_direct: how long the next peer in Direct order is waited for before
@@ -57,8 +58,8 @@ const pc_param_t *const pc_pap_params[] = {&pc_param_direct_order, &pc_param_pap
 static int copy_based(const pc_call_t *c, const pc_xopts_t *o, int peer, size_t n)
 {
     /* pap_*: their own threshold (copy_max), up to what the slot holds,
-     * may pass PACOLL_EAGER (docs/PAP.md "Scheme threshold") */
-    if (o->pap)
+     * may pass the eager limit (docs/PAP.md "Scheme threshold") */
+    if (o->pap && o->copy_max != SIZE_MAX)
         return n <= o->copy_max && pc_slot_fits(c, peer, n);
     return n <= o->copy_max && pc_eager_fits(c, peer, n);
 }
@@ -576,7 +577,7 @@ int pc_direct_exchange(pacoll_team_t *t, const char *what, const pc_layout_t *x)
 pc_xopts_t pc_pap_opts(const pacoll_team_t *t)
 {
     double thr = pc_param(&t->cfg, &pc_param_pap_threshold);
-    pc_xopts_t o = {.pap = 1, .copy_max = thr < 0 ? t->cfg.chan.eager_bytes : (size_t)thr};
+    pc_xopts_t o = {.pap = 1, .copy_max = thr < 0 ? SIZE_MAX : (size_t)thr};
     return o;
 }
 

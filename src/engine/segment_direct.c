@@ -259,9 +259,10 @@ static int exchange_masters(node_x_t *s, int pap, const char *what)
     /* A master's block is a whole node's (L^2 m or L m bytes), copied out of
      * the slot by the master alone: past the eager limit, landing it straight
      * in the node segment wins even under skew (measured: docs/PAP.md,
-     * "Scheme threshold"), so pap_*'s larger threshold stops at PACOLL_EAGER. */
+     * "Scheme threshold"), so pap_*'s larger threshold stops at the eager
+     * limit. */
     if (o.copy_max > t->cfg.chan.eager_bytes)
-        o.copy_max = t->cfg.chan.eager_bytes;
+        o.copy_max = SIZE_MAX;
     o.ctx = s;
     o.before_send = master ? wait_locals : NULL;
     o.landed = master && pap ? landed : NULL;

@@ -91,9 +91,9 @@ static void test_slot_size(void)
         for (size_t e = 0; e < sizeof wants / sizeof wants[0]; e++)
             for (size_t w = 0; w < sizeof wants / sizeof wants[0]; w++)
                 for (size_t p = 0; p < sizeof peers / sizeof peers[0]; p++) {
-                    cfg.slot_budget = budgets[b], cfg.eager_bytes = wants[e], cfg.slot_want = wants[w];
+                    cfg.slot_budget = budgets[b], cfg.slot_want = wants[w];
                     int np = peers[p], n = np > 0 ? np : 1;
-                    size_t got = pc_slot_size(ch, np);
+                    size_t got = pc_slot_size(ch, np, wants[e]);
                     size_t want = wants[e] > wants[w] ? wants[e] : wants[w];
                     size_t per = budgets[b] / ((size_t)PC_GENS * (size_t)n);
                     size_t expect = (want < per ? want : per) / PC_LINE * PC_LINE;

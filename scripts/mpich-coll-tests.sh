@@ -4,19 +4,24 @@
 # preload library with defaults and with algorithms forced (docs/TESTING.md,
 # "MPICH's own coll tests").  Each test must print "No Errors".
 #
-#   scripts/mpich-coll-tests.sh --mpicc MPICC --mpirun MPIRUN --preload LIB [--work DIR]
+#   scripts/mpich-coll-tests.sh --mpicc MPICC --mpirun MPIRUN --preload LIB [--work DIR] [--every]
+#
+# --every: besides the defaults, every algorithm of every collective forced
+# (variant k forces each collective's k-th algorithm, as pacoll-info beside
+# LIB lists them, on nodes of 2 ranks), not three mixed sets.
 #
 # The source comes from `apt-get source mpich` (a deb-src line for the
 # system's Debian suite is added for that one command, then removed).
 set -euo pipefail
-mpicc="" mpirun="" preload="" work="${TMPDIR:-/tmp}/pacoll-mpich-coll"
+mpicc="" mpirun="" preload="" work="${TMPDIR:-/tmp}/pacoll-mpich-coll" every=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --mpicc) mpicc="$2"; shift 2 ;;
     --mpirun) mpirun="$2"; shift 2 ;;
     --preload) preload="$2"; shift 2 ;;
     --work) work="$2"; shift 2 ;;
-    *) echo "usage: $0 --mpicc MPICC --mpirun MPIRUN --preload LIB [--work DIR]" >&2; exit 2 ;;
+    --every) every=1; shift ;;
+    *) echo "usage: $0 --mpicc MPICC --mpirun MPIRUN --preload LIB [--work DIR] [--every]" >&2; exit 2 ;;
   esac
 done
 [ -n "$mpicc" ] && [ -n "$mpirun" ] && [ -n "$preload" ] || { echo "$0: --mpicc, --mpirun and --preload are needed" >&2; exit 2; }
@@ -66,14 +71,33 @@ for tn in $tests; do
     echo "mpich-coll-tests: $t not built with this MPI (skipped)"
   fi
 done
-variants=("native" "preload"
-  "preload PACOLL_ALLTOALL=direct PACOLL_ALLTOALLV=direct PACOLL_ALLGATHER=direct PACOLL_GATHER=direct"
-  "preload PACOLL_ALLTOALL=bruck PACOLL_ALLTOALLV=sloav PACOLL_ALLGATHER=ring_rdma PACOLL_GATHER=binomial"
-  "preload PACOLL_NODE_SIZE=2 PACOLL_ALLTOALL=pap_direct PACOLL_ALLTOALLV=sloavx PACOLL_ALLGATHER=smp_bruck PACOLL_GATHER=two_level")
+variants=("native" "preload")
+if [ "$every" = 1 ]; then
+  info="$(dirname "$preload")/pacoll-info"
+  [ -x "$info" ] || { echo "$0: --every needs pacoll-info beside $preload" >&2; exit 2; }
+  # "alltoall   native direct bruck ...": each collective's algorithms but native
+  declare -A algos
+  while read -r coll rest; do algos[$coll]="${rest#native }"; done < <("$info" | grep -E '^(alltoall|alltoallv|allgather|gather) ')
+  most=0
+  for c in "${!algos[@]}"; do n=$(wc -w <<<"${algos[$c]}"); [ "$n" -gt "$most" ] && most=$n; done
+  for ((k = 0; k < most; k++)); do
+    v="preload PACOLL_NODE_SIZE=2"
+    for c in alltoall alltoallv allgather gather; do
+      read -r -a a <<<"${algos[$c]}"
+      v="$v PACOLL_${c^^}=${a[k % ${#a[@]}]}"
+    done
+    variants+=("$v")
+  done
+else
+  variants+=(
+    "preload PACOLL_ALLTOALL=direct PACOLL_ALLTOALLV=direct PACOLL_ALLGATHER=direct PACOLL_GATHER=direct"
+    "preload PACOLL_ALLTOALL=bruck PACOLL_ALLTOALLV=sloav PACOLL_ALLGATHER=ring_rdma PACOLL_GATHER=binomial"
+    "preload PACOLL_NODE_SIZE=2 PACOLL_ALLTOALL=pap_direct PACOLL_ALLTOALLV=sloavx PACOLL_ALLGATHER=smp_bruck PACOLL_GATHER=two_level")
+fi
 status=0
 for v in "${variants[@]}"; do
   set -- $v; kind=$1; shift
-  pass=0 fail=""
+  pass=0 fail="" start=$SECONDS
   for tn in $built; do
     t=${tn%:*} n=${tn#*:}
     if [ "$kind" = native ]; then
@@ -83,6 +107,6 @@ for v in "${variants[@]}"; do
     fi
     if echo "$out" | grep -q "No Errors"; then pass=$((pass + 1)); else fail="$fail $t"; status=1; fi
   done
-  echo "mpich-coll-tests: $v: $pass passed, failed:${fail:- none}"
+  echo "mpich-coll-tests: $v: $pass passed, failed:${fail:- none} ($((SECONDS - start)) s)"
 done
 exit $status

@@ -256,7 +256,8 @@ static int run(pacoll_team_t *t, const pc_args_t *a)
     if (p.extra > 0 && p.rank < p.p2 && p.thr > 0) {
         /* Groups holding extra blocks pack two ranges into one eager
          * message of at most one slot (and M_T). */
-        size_t cap = p.thr < t->cfg.chan.eager_bytes ? p.thr : t->cfg.chan.eager_bytes;
+        size_t eager = pc_eager_largest(&t->chan);
+        size_t cap = p.thr < eager ? p.thr : eager;
         if (cap > (size_t)p.n * p.m)
             cap = (size_t)p.n * p.m;
         p.pack = malloc(cap);

@@ -264,6 +264,12 @@ int pc_eager_fits(const pc_call_t *c, int peer, size_t n)
     return pc_slot_fits(c, peer, n) && n <= eager_limit(c->ch, peer);
 }
 
+size_t pc_eager_largest(const pc_chan_t *ch)
+{
+    size_t on_host = ch->peers.cfg->eager_bytes;
+    return ch->remote_eager > on_host ? ch->remote_eager : on_host;
+}
+
 size_t pc_eager_capacity(const pc_call_t *c, int peer)
 {
     size_t slot = slot_bytes(c->ch, peer), eager = eager_limit(c->ch, peer);

@@ -247,13 +247,16 @@ static inline int pc_puts_pending(const pc_call_t *c) { return c->ch->npending; 
 /* Copy-based (eager): true if n bytes to or from peer go through the slots;
  * the same answer on both sides of the pair. */
 int pc_eager_fits(const pc_call_t *c, int peer, size_t n);
-/* The same without the PACOLL_EAGER limit: the slot holds n bytes (the
- * pap_* algorithms, whose own threshold may be larger). */
+/* The same without the transport's eager limit: the slot holds n bytes
+ * (the pap_* algorithms, whose own threshold may be larger). */
 int pc_slot_fits(const pc_call_t *c, int peer, size_t n);
 /* The largest block pc_eager_fits accepts for peer (0: no eager path), the
  * same on both sides of the pair: a sender can tell a receiver that does
  * not know the size whether the data rides in the slot. */
 size_t pc_eager_capacity(const pc_call_t *c, int peer);
+/* The largest block any transport of the channel sends copy-based (a bound
+ * for staging buffers of eager messages). */
+size_t pc_eager_largest(const pc_chan_t *ch);
 /* Sends n bytes into peer's slot of this call, and flags them; the flag
  * carries n (up to 16 MB), so the receiver can tell an erroneous program
  * whose ranks disagree on a block's size. */

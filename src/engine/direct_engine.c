@@ -59,7 +59,7 @@ static int copy_based(const pc_call_t *c, const pc_xopts_t *o, int peer, size_t 
 {
     /* pap_*: their own threshold (copy_max), up to what the slot holds,
      * may pass the eager limit (docs/PAP.md "Scheme threshold") */
-    if (o->pap && o->copy_max != SIZE_MAX)
+    if (o->past_eager)
         return n <= o->copy_max && pc_slot_fits(c, peer, n);
     return n <= o->copy_max && pc_eager_fits(c, peer, n);
 }
@@ -577,7 +577,7 @@ int pc_direct_exchange(pacoll_team_t *t, const char *what, const pc_layout_t *x)
 pc_xopts_t pc_pap_opts(const pacoll_team_t *t)
 {
     double thr = pc_param(&t->cfg, &pc_param_pap_threshold);
-    pc_xopts_t o = {.pap = 1, .copy_max = thr < 0 ? SIZE_MAX : (size_t)thr};
+    pc_xopts_t o = {.pap = 1, .copy_max = thr < 0 ? SIZE_MAX : (size_t)thr, .past_eager = thr >= 0};
     return o;
 }
 

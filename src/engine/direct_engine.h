@@ -49,10 +49,12 @@ typedef struct pc_xopts {
     /* pap-aware §4.2: serve arrived peers first, never stall on a late one */
     int pap;
     /* blocks of at most this many bytes go copy-based (when the eager slot
-     * holds them and, unless pap sets its own threshold, the transport's
-     * eager limit allows); larger ones zero-copy.  SIZE_MAX: whatever the
-     * channel sends eagerly. */
+     * holds them and, unless past_eager, the transport's eager limit
+     * allows); larger ones zero-copy.  SIZE_MAX: whatever the channel sends
+     * eagerly. */
     size_t copy_max;
+    /* copy_max may pass the eager limit (pap_*'s own threshold, set) */
+    int past_eager;
     /* Optional hooks for hierarchical algorithms (pap_shm_direct): */
     void *ctx;
     /* after this rank has advertised, before its first send */

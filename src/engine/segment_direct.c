@@ -261,8 +261,7 @@ static int exchange_masters(node_x_t *s, int pap, const char *what)
      * in the node segment wins even under skew (measured: docs/PAP.md,
      * "Scheme threshold"), so pap_*'s larger threshold stops at the eager
      * limit. */
-    if (o.copy_max > t->cfg.chan.eager_bytes)
-        o.copy_max = SIZE_MAX;
+    o.past_eager = 0;
     o.ctx = s;
     o.before_send = master ? wait_locals : NULL;
     o.landed = master && pap ? landed : NULL;

@@ -89,9 +89,7 @@ int pc_chan_create(pc_chan_t *ch, const pc_peers_t *peers, pc_room_t extra, int 
     int need = p->host_size < p->size || p->cfg->transport != PC_TRANSPORT_AUTO || (shm && !ch->cma);
     /* the mailboxes are UCX's too where it comes up: room for its eager limit */
     int ucx = pc_chan_wants_ucx(p->cfg->transport, p->size, p->host_size);
-    size_t remote_eager = ucx ? pc_ucx_eager(p->cfg) : 0;
-    if (remote_eager < p->cfg->eager_bytes)
-        remote_eager = p->cfg->eager_bytes;
+    size_t remote_eager = ucx ? pc_ucx_eager(p->cfg) : p->cfg->eager_bytes;
     size_t rma_box =
         need && p->size > 1 ? pc_box_bytes(p->size, pc_slot_size(ch, p->size, remote_eager)) : 0;
     pc_room_t r = extra;
